@@ -1,0 +1,166 @@
+/**
+ * The one configuration schema of the minedit service. It is parsed once in `main` (from file, flags and
+ * environment, which is the caller's business: this module does no I/O) and passed down.
+ *
+ * Every section is a strict object with defaults, so `parseConfig({})` yields a complete config, and a
+ * misspelt key is an error rather than a silently ignored setting. New sections are added to
+ * {@link ConfigSchema} as `<Section>Schema.prefault({})`, following `reward` and `pool`.
+ */
+import { availableParallelism } from "node:os";
+import { z } from "zod";
+import { ErrorCode, MineditError } from "./errors.js";
+
+/** The paper's reward ablation (Table 5), chosen per server and overridable per request (SPEC §2.4). */
+export const REWARD_VARIANTS = ["full", "correctness_only", "edit_only", "edit_plus_cc"] as const;
+export type RewardVariant = (typeof REWARD_VARIANTS)[number];
+
+/** What X and Y are when measuring d(X, Y) (SPEC §2.3). */
+export const DISTANCE_SCOPES = ["program", "function_body"] as const;
+export type DistanceScope = (typeof DISTANCE_SCOPES)[number];
+
+// Field schemas without defaults: shared by the config section (which adds defaults) and by per-request
+// overrides (where a missing field means "keep the server's value", so it must not be defaulted).
+// zod 4's `z.number()` already rejects NaN and ±Infinity.
+const rewardFields = {
+  variant: z.enum(REWARD_VARIANTS),
+  /** Reward for passing the tests, before the edit penalty. */
+  lambdaExec: z.number(),
+  /** Weight of the excess edit distance. Non-negative: a negative weight would reward over-editing. */
+  lambdaEdit: z.number().min(0),
+  /** Weight of added cognitive complexity in `edit_plus_cc`. Non-negative for the same reason. */
+  lambdaCc: z.number().min(0),
+  /** Reward of every failing verdict (tests fail, timeout, memory, crash, unparsable, no code). */
+  failureReward: z.number(),
+  scope: z.enum(DISTANCE_SCOPES),
+};
+
+/**
+ * The reward section (SPEC §2.4). Defaults are the over-editing paper's (§4.1, App. D.1): λexec = 0.1,
+ * λedit = 1.0, failure = −0.2.
+ *
+ * `lambdaCc` defaults to 0: the paper's `Lev. + CogC` ablation does not publish its weight, so no value
+ * is given by the source, and 0 keeps `edit_plus_cc` equal to `full` until an operator picks a weight
+ * deliberately. Set it explicitly when running that ablation.
+ */
+export const RewardConfigSchema = z.strictObject({
+  variant: rewardFields.variant.default("full"),
+  lambdaExec: rewardFields.lambdaExec.default(0.1),
+  lambdaEdit: rewardFields.lambdaEdit.default(1.0),
+  lambdaCc: rewardFields.lambdaCc.default(0.0),
+  failureReward: rewardFields.failureReward.default(-0.2),
+  scope: rewardFields.scope.default("program"),
+});
+export type RewardConfig = z.output<typeof RewardConfigSchema>;
+
+/** A per-request override of the reward section: any subset of its fields, no defaults. */
+export const RewardOverrideSchema = z.strictObject({
+  variant: rewardFields.variant.optional(),
+  lambdaExec: rewardFields.lambdaExec.optional(),
+  lambdaEdit: rewardFields.lambdaEdit.optional(),
+  lambdaCc: rewardFields.lambdaCc.optional(),
+  failureReward: rewardFields.failureReward.optional(),
+  scope: rewardFields.scope.optional(),
+});
+export type RewardOverride = z.output<typeof RewardOverrideSchema>;
+
+/** The worker pool that runs tokenization and Levenshtein work (piscina). */
+export const PoolConfigSchema = z.strictObject({
+  /** Worker threads; defaults to the parallelism Node reports for this process when the config is parsed. */
+  threads: z
+    .number()
+    .int()
+    .positive()
+    .default(() => availableParallelism()),
+});
+export type PoolConfig = z.output<typeof PoolConfigSchema>;
+
+/** The whole service configuration. */
+export const ConfigSchema = z.strictObject({
+  reward: RewardConfigSchema.prefault({}),
+  pool: PoolConfigSchema.prefault({}),
+});
+export type Config = z.output<typeof ConfigSchema>;
+
+/** Renders a zod path as a dotted field name: `reward.lambdaEdit`, `items[2].id`. */
+function fieldPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") {
+      out += `[${key}]`;
+    } else {
+      out += out === "" ? String(key) : `.${String(key)}`;
+    }
+  }
+  return out;
+}
+
+/**
+ * Turns a zod failure into an `InvalidArgument` {@link MineditError} whose message names every offending
+ * field (`reward.lambdaEdit: Invalid input: expected number, received string`) and whose `field` is the
+ * first one. `prefix` is prepended to every path.
+ */
+function invalidArgument(error: z.ZodError, prefix: readonly string[]): MineditError {
+  const fields: string[] = [];
+  const lines = error.issues.map((issue) => {
+    let path: PropertyKey[] = [...prefix, ...issue.path];
+    // An unknown key is reported on its parent object; name the key itself, which is what the user typed.
+    if (issue.code === "unrecognized_keys" && issue.keys.length === 1) {
+      path = [...path, issue.keys[0] as string];
+    }
+    const field = fieldPath(path);
+    fields.push(field);
+    return `${field === "" ? "(config)" : field}: ${issue.message}`;
+  });
+  const first = fields[0];
+  return new MineditError(
+    ErrorCode.InvalidArgument,
+    lines.join("; "),
+    first === undefined || first === "" ? undefined : { field: first },
+  );
+}
+
+/**
+ * Validates a raw configuration object (already read from file/flags/env by the caller) and fills in
+ * defaults. `undefined` means "no configuration" and yields all defaults.
+ *
+ * @throws MineditError with code `InvalidArgument`, naming the offending field path.
+ */
+export function parseConfig(input: unknown): Config {
+  const result = ConfigSchema.safeParse(input === undefined ? {} : input);
+  if (!result.success) {
+    throw invalidArgument(result.error, []);
+  }
+  return result.data;
+}
+
+/**
+ * Applies a per-request reward override on top of the server's reward section. The override is any
+ * subset of the reward fields, validated exactly like the config; `undefined` means no override. Fields
+ * absent from the override (or explicitly `undefined`) keep the base value.
+ *
+ * @param fieldPrefix dotted prefix for field names in error messages (default `reward`), so a request
+ *   handler can report e.g. `reward_override.lambdaEdit`.
+ * @throws MineditError with code `InvalidArgument`, naming the offending field path.
+ */
+export function mergeRewardOverride(
+  base: RewardConfig,
+  override: unknown,
+  fieldPrefix = "reward",
+): RewardConfig {
+  if (override === undefined) {
+    return base;
+  }
+  const result = RewardOverrideSchema.safeParse(override);
+  if (!result.success) {
+    throw invalidArgument(result.error, fieldPrefix === "" ? [] : fieldPrefix.split("."));
+  }
+  const merged: RewardConfig = { ...base };
+  const o = result.data;
+  if (o.variant !== undefined) merged.variant = o.variant;
+  if (o.lambdaExec !== undefined) merged.lambdaExec = o.lambdaExec;
+  if (o.lambdaEdit !== undefined) merged.lambdaEdit = o.lambdaEdit;
+  if (o.lambdaCc !== undefined) merged.lambdaCc = o.lambdaCc;
+  if (o.failureReward !== undefined) merged.failureReward = o.failureReward;
+  if (o.scope !== undefined) merged.scope = o.scope;
+  return merged;
+}

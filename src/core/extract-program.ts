@@ -1,0 +1,134 @@
+/**
+ * From a model completion to the candidate program M (SPEC §2.1).
+ *
+ * Rules, in order:
+ * 1. If the completion contains `</think>`, only the text after the LAST `</think>` is considered
+ *    (reasoning models often draft code while thinking; the answer comes after).
+ * 2. The LAST fenced code block wins (models typically restate the final version last). A fence is a line
+ *    that starts with at most 3 spaces, then 3 or more backticks, then an optional info string
+ *    (```` ```python ````, ```` ```py ````, any ```` ```lang ````) that contains no backtick.
+ * 3. Fence lines alternate open/close: a block closes at the next fence line (SPEC: "closes at the next
+ *    fence line"), whatever its length or info string. An unclosed last block runs to the end of the text.
+ * 4. With no fence line at all, the whole remaining text is the candidate.
+ * 5. An extraction that is empty or whitespace-only is `no_code`.
+ *
+ * Decisions the SPEC leaves open, and why:
+ * - Only backtick fences. `~~~` fences are not recognised: a line such as `~~~x` is valid Python (bitwise
+ *   not, three times) and would cut a program, whereas a line starting with ```` ``` ```` can never be
+ *   Python code (backticks are not Python 3 tokens; such a line can only sit inside a string literal).
+ * - Up to 3 leading spaces, as in CommonMark, because models nest code blocks inside numbered lists
+ *   (`1. Fix:` followed by a fence indented by 3). A tab, or 4+ spaces, makes the line an ordinary line
+ *   (CommonMark treats that as indented code) — this also keeps a ```` ``` ```` line inside an indented
+ *   docstring from cutting the program.
+ * - When the opening fence is indented by N spaces and EVERY non-blank line of the block is indented by
+ *   at least N spaces, those N spaces are removed from each line (blank lines lose up to N). That is the
+ *   list-container indentation, not program indentation; without removing it a listed block would be
+ *   `UNPARSABLE` ("unexpected indent"). In every other case, and always for a fence at column 0, the
+ *   program is the exact substring of the completion: no trimming, no line-ending changes.
+ * - The program is the text between the opening fence line and the closing fence line, each content line
+ *   with its own line terminator (CommonMark's definition), so `\r\n` endings are preserved as-is.
+ *   CPython's string tokenizer translates `\r\n` and lone `\r` to `\n` before parsing, so downstream
+ *   parsing must do the same.
+ * - If the last block is empty, the result is `no_code` even when an earlier block had code: the SPEC
+ *   says the last block is the candidate, and an empty final answer is the model's answer.
+ */
+
+export type ExtractedProgram = { kind: "code"; program: string } | { kind: "no_code" };
+
+const THINK_CLOSE = "</think>";
+
+/** Leading spaces (0–3), a run of 3+ backticks, then an info string without backticks. */
+const FENCE_LINE = /^( {0,3})`{3,}[^`]*$/;
+
+type Line = {
+  /** Offset of the first character of the line. */
+  start: number;
+  /** Offset just past the line's terminator (`\n`), or the text length for the last line. */
+  end: number;
+  /** The line without its terminator and without a trailing `\r`. */
+  text: string;
+};
+
+/** Splits on `\n`, remembering offsets so the program can be cut out of the original text exactly. */
+function splitLines(text: string): Line[] {
+  const lines: Line[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf("\n", start);
+    const end = nl === -1 ? text.length : nl + 1;
+    let body = text.slice(start, nl === -1 ? text.length : nl);
+    if (body.endsWith("\r")) {
+      body = body.slice(0, -1);
+    }
+    lines.push({ start, end, text: body });
+    start = end;
+  }
+  return lines;
+}
+
+/** Number of leading spaces if the line is a fence line, else -1. */
+function fenceIndent(line: string): number {
+  const m = FENCE_LINE.exec(line);
+  return m === null ? -1 : (m[1] as string).length;
+}
+
+/**
+ * Removes `indent` leading spaces from every line of `block`, but only if every non-blank line has them
+ * (see the module comment); otherwise returns `block` unchanged.
+ */
+function stripContainerIndent(block: string, indent: number): string {
+  if (indent === 0) {
+    return block;
+  }
+  const prefix = " ".repeat(indent);
+  // Split keeping terminators, so the line endings survive untouched.
+  const parts = block.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  for (const part of parts) {
+    if (part.trim() !== "" && !part.startsWith(prefix)) {
+      return block;
+    }
+  }
+  return parts
+    .map((part) => {
+      let i = 0;
+      while (i < indent && part[i] === " ") {
+        i++;
+      }
+      return part.slice(i);
+    })
+    .join("");
+}
+
+/**
+ * Extracts the candidate program from a completion (SPEC §2.1). Pure and total: never throws.
+ *
+ * @returns `{ kind: "code", program }` with the program text exactly as written (see the module comment
+ *   for the one indentation exception), or `{ kind: "no_code" }` when the extraction is empty or
+ *   whitespace-only.
+ */
+export function extractProgram(completion: string): ExtractedProgram {
+  const thinkEnd = completion.lastIndexOf(THINK_CLOSE);
+  const text = thinkEnd === -1 ? completion : completion.slice(thinkEnd + THINK_CLOSE.length);
+
+  // Walk the fence lines, keeping only the bounds of the most recent block.
+  let last: { from: number; to: number; indent: number } | null = null;
+  let open: { from: number; indent: number } | null = null;
+  for (const line of splitLines(text)) {
+    const indent = fenceIndent(line.text);
+    if (indent === -1) {
+      continue;
+    }
+    if (open === null) {
+      open = { from: line.end, indent };
+    } else {
+      last = { from: open.from, to: line.start, indent: open.indent };
+      open = null;
+    }
+  }
+  if (open !== null) {
+    last = { from: open.from, to: text.length, indent: open.indent };
+  }
+
+  const program = last === null ? text : stripContainerIndent(text.slice(last.from, last.to), last.indent);
+  return program.trim() === "" ? { kind: "no_code" } : { kind: "code", program };
+}

@@ -1,0 +1,52 @@
+/**
+ * `parsePython(source)` = CPython 3.11's `ast.parse(source)`, built from tree-sitter-python's tree.
+ * Throws `PySyntaxError` for source that CPython 3.11 rejects.
+ */
+import type { Node } from "web-tree-sitter";
+import type { Module } from "./ast.js";
+import { convertBlock } from "./convert-statement.js";
+import { pythonParser } from "./grammar.js";
+import { PySyntaxError } from "./syntax-error.js";
+
+export function parsePython(text: string): Module {
+  // CPython's tokenizer reads with universal newlines, even inside string literals.
+  const source = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  if (source.includes("\u0000"))
+    throw new PySyntaxError("source code cannot contain null bytes", source.indexOf("\u0000"));
+  checkFirstLineNotIndented(source);
+  const tree = pythonParser().parse(source);
+  if (tree === null) throw new PySyntaxError("the parser gave up");
+  try {
+    const root = tree.rootNode;
+    if (root.hasError) {
+      const bad = firstError(root);
+      const where = bad === null ? "" : ` at line ${bad.startPosition.row + 1}`;
+      throw new PySyntaxError(`invalid syntax${where}`, bad?.startIndex);
+    }
+    return { type: "Module", body: convertBlock(root) };
+  } finally {
+    tree.delete();
+  }
+}
+
+function firstError(node: Node): Node | null {
+  if (node.isError || node.isMissing) return node;
+  for (const child of node.children) {
+    if (child !== null && (child.hasError || child.isMissing)) {
+      const found = firstError(child);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * CPython raises "unexpected indent" when the first statement of a program is indented; tree-sitter
+ * accepts it. Blank and comment-only lines do not count.
+ */
+function checkFirstLineNotIndented(source: string): void {
+  const firstCode = /^(?:[ \t\f]*(?:#[^\n]*)?\n)*([ \t]*)\S/.exec(source);
+  if (firstCode !== null && firstCode[1] !== undefined && firstCode[1].replace(/\f/g, "").length > 0) {
+    throw new PySyntaxError("unexpected indent", firstCode.index);
+  }
+}

@@ -1,0 +1,205 @@
+import { availableParallelism } from "node:os";
+import { describe, expect, it } from "vitest";
+import {
+  ConfigSchema,
+  mergeRewardOverride,
+  parseConfig,
+  type RewardConfig,
+  RewardConfigSchema,
+} from "../../src/config.js";
+import { ErrorCode, isMineditError, MineditError } from "../../src/errors.js";
+
+/** Runs `fn`, expects an InvalidArgument MineditError, and returns it. */
+function invalid(fn: () => unknown): MineditError {
+  try {
+    fn();
+  } catch (e) {
+    expect(isMineditError(e)).toBe(true);
+    const err = e as MineditError;
+    expect(err.code).toBe(ErrorCode.InvalidArgument);
+    return err;
+  }
+  throw new Error("expected an InvalidArgument error, nothing was thrown");
+}
+
+describe("parseConfig defaults", () => {
+  it("fills every default from an empty object and from undefined", () => {
+    const expected = {
+      reward: {
+        variant: "full",
+        lambdaExec: 0.1,
+        lambdaEdit: 1.0,
+        lambdaCc: 0.0,
+        failureReward: -0.2,
+        scope: "program",
+      },
+      pool: { threads: availableParallelism() },
+    };
+    expect(parseConfig({})).toEqual(expected);
+    expect(parseConfig(undefined)).toEqual(expected);
+    expect(parseConfig({ reward: {}, pool: {} })).toEqual(expected);
+  });
+
+  it("keeps given values and defaults the rest of a section", () => {
+    const config = parseConfig({ reward: { variant: "edit_plus_cc", lambdaCc: 0.05 }, pool: { threads: 3 } });
+    expect(config.reward).toEqual({
+      variant: "edit_plus_cc",
+      lambdaExec: 0.1,
+      lambdaEdit: 1.0,
+      lambdaCc: 0.05,
+      failureReward: -0.2,
+      scope: "program",
+    });
+    expect(config.pool.threads).toBe(3);
+  });
+
+  it("exposes the schemas for composition", () => {
+    expect(RewardConfigSchema.parse({}).lambdaExec).toBe(0.1);
+    expect(ConfigSchema.parse({}).reward.failureReward).toBe(-0.2);
+  });
+
+  it("accepts every variant and scope", () => {
+    for (const variant of ["full", "correctness_only", "edit_only", "edit_plus_cc"]) {
+      expect(parseConfig({ reward: { variant } }).reward.variant).toBe(variant);
+    }
+    for (const scope of ["program", "function_body"]) {
+      expect(parseConfig({ reward: { scope } }).reward.scope).toBe(scope);
+    }
+  });
+});
+
+describe("parseConfig validation names the offending field", () => {
+  it.each([
+    [{ reward: { lambdaEdit: "1" } }, "reward.lambdaEdit", /reward\.lambdaEdit: .*expected number/],
+    [{ reward: { lambdaExec: Number.NaN } }, "reward.lambdaExec", /reward\.lambdaExec: .*expected number/],
+    [
+      { reward: { failureReward: Number.POSITIVE_INFINITY } },
+      "reward.failureReward",
+      /reward\.failureReward: /,
+    ],
+    [{ reward: { lambdaCc: Number.NEGATIVE_INFINITY } }, "reward.lambdaCc", /reward\.lambdaCc: /],
+    [{ reward: { lambdaEdit: -1 } }, "reward.lambdaEdit", /reward\.lambdaEdit: .*>=0/],
+    [{ reward: { lambdaCc: -0.5 } }, "reward.lambdaCc", /reward\.lambdaCc: /],
+    [{ reward: { variant: "best" } }, "reward.variant", /reward\.variant: .*"full"/],
+    [{ reward: { scope: "file" } }, "reward.scope", /reward\.scope: /],
+    [{ reward: { lamdaEdit: 1 } }, "reward.lamdaEdit", /reward\.lamdaEdit: Unrecognized key/],
+    [{ reward: null }, "reward", /reward: .*expected object/],
+    [{ pool: { threads: 0 } }, "pool.threads", /pool\.threads: /],
+    [{ pool: { threads: 1.5 } }, "pool.threads", /pool\.threads: .*int/],
+    [{ pool: { threads: "4" } }, "pool.threads", /pool\.threads: .*expected number/],
+    [{ rewards: {} }, "rewards", /rewards: Unrecognized key/],
+  ])("%j → %s", (input, field, message) => {
+    const err = invalid(() => parseConfig(input));
+    expect(err.field).toBe(field);
+    expect(err.rawMessage).toMatch(message);
+    expect(err.message).toBe(`[invalid_argument] ${err.rawMessage}`);
+  });
+
+  it("reports a non-object config without a field", () => {
+    for (const input of [null, 42, "config", []]) {
+      const err = invalid(() => parseConfig(input));
+      expect(err.field).toBeUndefined();
+      expect(err.rawMessage).toMatch(/^\(config\): /);
+    }
+  });
+
+  it("lists every offending field, the first one in `field`", () => {
+    const err = invalid(() =>
+      parseConfig({ reward: { lambdaExec: "a", lambdaEdit: "b" }, pool: { threads: -1 } }),
+    );
+    expect(err.field).toBe("reward.lambdaExec");
+    expect(err.rawMessage).toContain("reward.lambdaExec: ");
+    expect(err.rawMessage).toContain("reward.lambdaEdit: ");
+    expect(err.rawMessage).toContain("pool.threads: ");
+  });
+});
+
+describe("mergeRewardOverride", () => {
+  const base: RewardConfig = parseConfig({ reward: { lambdaEdit: 0.5, lambdaCc: 0.02 } }).reward;
+
+  it("returns the base unchanged for undefined or an empty override", () => {
+    expect(mergeRewardOverride(base, undefined)).toEqual(base);
+    expect(mergeRewardOverride(base, {})).toEqual(base);
+  });
+
+  it("overrides only the given fields and does not re-apply defaults", () => {
+    const merged = mergeRewardOverride(base, { variant: "edit_only", failureReward: -1 });
+    expect(merged).toEqual({ ...base, variant: "edit_only", failureReward: -1 });
+    // lambdaEdit stays the server's 0.5, not the schema default 1.0.
+    expect(merged.lambdaEdit).toBe(0.5);
+  });
+
+  it("treats an explicit undefined field as absent", () => {
+    expect(mergeRewardOverride(base, { lambdaEdit: undefined })).toEqual(base);
+  });
+
+  it("does not mutate the base", () => {
+    const copy = { ...base };
+    mergeRewardOverride(base, { lambdaExec: 1 });
+    expect(base).toEqual(copy);
+  });
+
+  it.each([
+    [{ lambdaEdit: "x" }, "reward.lambdaEdit", /expected number/],
+    [{ lambdaEdit: -0.1 }, "reward.lambdaEdit", />=0/],
+    [{ lambdaExec: Number.NaN }, "reward.lambdaExec", /expected number/],
+    [{ variant: "bogus" }, "reward.variant", /expected one of/],
+    [{ unknownKnob: 1 }, "reward.unknownKnob", /Unrecognized key/],
+  ])("validates like the config: %j → %s", (override, field, message) => {
+    const err = invalid(() => mergeRewardOverride(base, override));
+    expect(err.field).toBe(field);
+    expect(err.rawMessage).toMatch(message);
+    expect(err.rawMessage.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it("rejects a non-object override", () => {
+    for (const override of [null, 3, "full"]) {
+      const err = invalid(() => mergeRewardOverride(base, override));
+      expect(err.field).toBe("reward");
+    }
+  });
+
+  it("uses the given field prefix in errors", () => {
+    const err = invalid(() => mergeRewardOverride(base, { lambdaEdit: "x" }, "request.reward_override"));
+    expect(err.field).toBe("request.reward_override.lambdaEdit");
+    const bare = invalid(() => mergeRewardOverride(base, { lambdaEdit: "x" }, ""));
+    expect(bare.field).toBe("lambdaEdit");
+  });
+});
+
+describe("MineditError", () => {
+  it("carries code, raw message and field, and is recognised", () => {
+    const err = new MineditError(ErrorCode.NotFound, "task t1 not found", { field: "task_id" });
+    expect(err).toBeInstanceOf(Error);
+    expect(err).toBeInstanceOf(MineditError);
+    expect(err.name).toBe("MineditError");
+    expect(err.code).toBe("not_found");
+    expect(err.rawMessage).toBe("task t1 not found");
+    expect(err.message).toBe("[not_found] task t1 not found");
+    expect(err.field).toBe("task_id");
+    expect(isMineditError(err)).toBe(true);
+    expect("field" in new MineditError(ErrorCode.Internal, "x")).toBe(false);
+  });
+
+  it("has string codes with the Connect wire names", () => {
+    expect(Object.values(ErrorCode)).toEqual([
+      "invalid_argument",
+      "not_found",
+      "resource_exhausted",
+      "deadline_exceeded",
+      "canceled",
+      "unavailable",
+      "internal",
+      "failed_precondition",
+    ]);
+  });
+
+  it("recognises look-alikes from another copy of the module but not plain errors", () => {
+    const lookAlike = Object.assign(new Error("x"), { name: "MineditError", code: "internal" });
+    expect(isMineditError(lookAlike)).toBe(true);
+    expect(isMineditError(Object.assign(new Error("x"), { name: "MineditError", code: "nope" }))).toBe(false);
+    expect(isMineditError(new Error("x"))).toBe(false);
+    expect(isMineditError({ name: "MineditError", code: "internal" })).toBe(false);
+    expect(isMineditError(undefined)).toBe(false);
+  });
+});
