@@ -4,33 +4,33 @@
  *
  * Callers must `await loadPythonGrammar()` once per thread before using these (synchronous) functions.
  */
+import type { DistanceScope } from "../config.js";
 import type { FunctionDef, Module, Stmt } from "./python/ast.js";
 import { parsePython } from "./python/parse.js";
 import { pythonTokens, pythonTokensWithOffsets } from "./python/tokenize.js";
 import { unparse, unparseWithMarker } from "./python/unparse.js";
-
-/** Which part of a program the distance compares (SPEC §2.3). */
-export type DistanceScope = "program" | "function_body";
 
 /** What CPython 3.11 prints for `ast.unparse(ast.parse(source))`. Throws `PySyntaxError`. */
 export function normalizePython(source: string): string {
   return unparse(parsePython(source));
 }
 
-/**
- * tokens(X) for the given scope. `program`: every token of norm(X). `function_body`: from the first
- * statement of the first `def` in breadth-first order (its docstring dropped) to the end of norm(X);
- * a program without any `def` falls back to the whole program.
- */
-export function programTokens(source: string, scope: DistanceScope = "program"): string[] {
-  const module = parsePython(source);
-  if (scope === "program") return pythonTokens(unparse(module));
-  return functionBodyTokens(module);
-}
+/** norm(X) together with tokens(X) for a scope, from one parse. */
+export type NormalizedProgram = { normalized: string; tokens: string[] };
 
-function functionBodyTokens(module: Module): string[] {
-  const target = firstFunctionBreadthFirst(module.body);
-  if (target === null) return pythonTokens(unparse(module));
+/**
+ * norm(X) and tokens(X) for the given scope. `program`: every token of norm(X). `function_body`: from
+ * the first statement of the first `def` in breadth-first order (its docstring dropped) to the end of
+ * norm(X); a program without any `def` falls back to the whole program.
+ * Throws `PySyntaxError` (or `TokenizeError`) for what CPython 3.11 rejects.
+ */
+export function normalizeProgram(source: string, scope: DistanceScope = "program"): NormalizedProgram {
+  const module = parsePython(source);
+  const target = scope === "function_body" ? firstFunctionBreadthFirst(module.body) : null;
+  if (target === null) {
+    const normalized = unparse(module);
+    return { normalized, tokens: pythonTokens(normalized) };
+  }
   const [first, second] = target.body;
   const hasDocstring =
     first !== undefined &&
@@ -44,7 +44,12 @@ function functionBodyTokens(module: Module): string[] {
   const { tokens, starts } = pythonTokensWithOffsets(text);
   let index = starts.findIndex((start) => start >= markerOffset);
   if (index < 0) index = tokens.length;
-  return tokens.slice(Math.min(tokens.length, index + skip));
+  return { normalized: text, tokens: tokens.slice(Math.min(tokens.length, index + skip)) };
+}
+
+/** tokens(X) for the given scope; see {@link normalizeProgram}. */
+export function programTokens(source: string, scope: DistanceScope = "program"): string[] {
+  return normalizeProgram(source, scope).tokens;
 }
 
 function firstFunctionBreadthFirst(body: Stmt[]): FunctionDef | null {

@@ -12,10 +12,10 @@ Writes one JSON line per request, in order:
   - `{"path", "ast", "unparse_error"}` — parsed, but `ast.unparse` raised (e.g. a backslash that
     cannot be avoided inside an f-string expression); the TypeScript port must raise too;
   - `{"path", "error"}`             — the source could not be read or parsed.
-A result also has `unparsed_utf16` when a string constant holds a high surrogate code point directly
-followed by a low one (`'\\ud800\\udc80'`): in UTF-16 (JSON, JavaScript) that pair reads back as one
-astral character, so the TypeScript tree cannot tell them apart. `unparsed_utf16` is `ast.unparse` of
-the tree with such pairs merged — what the port must print for the tree it actually receives.
+A str constant holding a high surrogate code point directly followed by a low one (`'\\ud800\\udc80'`)
+would read back from UTF-16 (JSON, JavaScript) as one astral character; such strs are written in the
+convention of ast.ts (`STR_SEPARATOR` in src/core/python/literals.ts): U+FFFF goes between a high
+surrogate and a following low surrogate or U+FFFF, so the port receives the same code points.
 
 Shape of the tree (see ast.ts): `ctx`, positions, `type_comment` and `type_ignores` are dropped;
 operators are class-name strings; `ExceptHandler.type` is renamed `exc_type`; the helper nodes
@@ -26,7 +26,6 @@ so that lone surrogates in Python strings survive as `\\udXXX` escapes (JSON.par
 """
 
 import ast
-import copy
 import gc
 import io
 import json
@@ -48,14 +47,13 @@ _DROPPED = frozenset(["ctx", "type_comment", "type_ignores"])
 _OPERATOR_BASES = (ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
 
 
-_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
-# Set by constant_value when the tree being converted has a string with a surrogate pair.
-_seen_surrogate_pair = False
+# Where ast.ts puts a separator: after a high surrogate, before a low surrogate or a U+FFFF.
+_NEEDS_SEPARATOR = re.compile("(?<=[\ud800-\udbff])(?=[\udc00-\udfff\uffff])")
 
 
-def _merge_surrogate_pairs(s):
-    """The str a UTF-16 consumer sees: adjacent high+low surrogates become one code point."""
-    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+def _separate_surrogates(s):
+    """A str in the convention of ast.ts: U+FFFF keeps separate surrogate code points from merging."""
+    return _NEEDS_SEPARATOR.sub("\uffff", s)
 
 
 def _number(value):
@@ -84,10 +82,7 @@ def constant_value(value):
             raise ValueError(f"complex constant with a real part: {value!r}")
         return {"kind": "complex", "imag": _number(value.imag)}
     if isinstance(value, str):
-        global _seen_surrogate_pair
-        if _SURROGATE_PAIR.search(value):
-            _seen_surrogate_pair = True
-        return {"kind": "str", "value": value}
+        return {"kind": "str", "value": _separate_surrogates(value)}
     if isinstance(value, bytes):
         # One JavaScript code unit per byte.
         return {"kind": "bytes", "value": value.decode("latin-1")}
@@ -165,22 +160,11 @@ def handle(line):
 
 
 def _unparsed(result, tree):
-    """Add `ast.unparse(tree)` (or its error) to `result`; call right after `to_json(tree)`."""
-    global _seen_surrogate_pair
+    """Add `ast.unparse(tree)` (or its error) to `result`."""
     try:
         result["unparsed"] = ast.unparse(tree)
     except (ValueError, RecursionError) as e:
         result["unparse_error"] = f"{type(e).__name__}: {e}"
-    if _seen_surrogate_pair:
-        _seen_surrogate_pair = False
-        merged = copy.deepcopy(tree)
-        for node in ast.walk(merged):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                node.value = _merge_surrogate_pairs(node.value)
-        try:
-            result["unparsed_utf16"] = ast.unparse(merged)
-        except (ValueError, RecursionError) as e:
-            result["unparse_error_utf16"] = f"{type(e).__name__}: {e}"
     return result
 
 

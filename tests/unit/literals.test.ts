@@ -7,9 +7,11 @@
 import { spawnSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ConstantValue } from "../../src/core/python/ast.js";
+import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import {
   decodeStringBody,
   INT_MAX_STR_DIGITS,
+  joinPythonStr,
   parseNumberLiteral,
   reprBytes,
   reprComplex,
@@ -17,14 +19,17 @@ import {
   reprInt,
   reprStr,
   splitStringLiteral,
+  STR_SEPARATOR,
   splitStringStart,
 } from "../../src/core/python/literals.js";
+import { parsePython } from "../../src/core/python/parse.js";
 import { PySyntaxError } from "../../src/core/python/syntax-error.js";
 import { lookupUnicodeName, unicodeNameTable } from "../../src/core/python/unicode-names.js";
 import { isPrintable } from "../../src/core/python/unicode-printable.js";
+import { unparse } from "../../src/core/python/unparse.js";
 
 const ORACLE = String.raw`
-import ast, json, struct, sys, unicodedata, warnings
+import ast, json, re, struct, sys, unicodedata, warnings
 assert sys.version_info[:2] == (3, 11), sys.version
 warnings.simplefilter("ignore")  # invalid escapes only warn in 3.11; never let a filter turn them into errors
 sys.set_int_max_str_digits(0)    # the oracle itself must print huge ints; number() restores the limit to parse
@@ -33,9 +38,16 @@ req = json.loads(sys.stdin.buffer.read().decode("utf-8"))
 bits = lambda x: struct.pack(">d", x).hex()
 out = {}
 
+# The STR_SEPARATOR convention of ast.ts (JSON, like JavaScript, merges "\ud800\udc80" into one
+# character): U+FFFF after a high surrogate and before a low surrogate or U+FFFF.
+SEPARATOR_AT = re.compile("(?<=[\ud800-\udbff])(?=[\udc00-\udfff\uffff])")
+SEPARATOR = re.compile("(?<=[\ud800-\udbff])\uffff(?=[\udc00-\udfff\uffff])")
+separate = lambda s: SEPARATOR_AT.sub("\uffff", s)
+unseparate = lambda s: SEPARATOR.sub("", s)
+
 floats = [struct.unpack(">d", bytes.fromhex(h))[0] for h in req["floats"]]
 out["floats"] = [[repr(x), repr(complex(0, x))] for x in floats]
-out["strs"] = [repr(s) for s in req["strs"]]
+out["strs"] = [repr(unseparate(s)) for s in req["strs"]]
 out["bytes"] = [repr(s.encode("latin-1")) for s in req["bytes"]]
 out["ints"] = [repr(int(s)) for s in req["ints"]]
 
@@ -68,9 +80,21 @@ def literal(src):
     if not isinstance(node, ast.Constant):
         return {"e": "not a constant: " + type(node).__name__}
     v = node.value
-    return {"v": v.decode("latin-1") if isinstance(v, bytes) else v}
+    return {"v": v.decode("latin-1") if isinstance(v, bytes) else separate(v)}
 out["bodies"] = [literal(p + q + b + q) for p, q, b in req["bodies"]]
 out["lookups"] = [literal('"\\N{' + n + '}"') for n in req["lookups"]]
+
+# Separate surrogate code points: implicitly concatenated literals, code point sequences, whole modules.
+def with_repr(lit):
+    return {**lit, "r": repr(unseparate(lit["v"]))} if "v" in lit else lit
+out["sepTokens"] = [with_repr(literal(" ".join(tokens))) for tokens in req["sepTokens"]]
+out["sepCodePoints"] = [[separate(s), repr(s)] for s in ("".join(map(chr, cps)) for cps in req["sepCodePoints"])]
+def unparsed(src):
+    try:
+        return {"v": ast.unparse(ast.parse(src))}
+    except SyntaxError as e:
+        return {"e": e.msg}
+out["sepSources"] = [unparsed(src) for src in req["sepSources"]]
 
 # Every code point: printable or not, and its name where it has one.
 non_printable = []
@@ -103,6 +127,9 @@ type OracleOutput = {
   numbers: OracleNumber[];
   bodies: OracleLiteral[];
   lookups: OracleLiteral[];
+  sepTokens: ({ v: string; r: string } | { e: string })[];
+  sepCodePoints: [string, string][];
+  sepSources: OracleLiteral[];
   nonPrintable: [number, number][];
   names: [number, string][];
   reprAll: string;
@@ -444,6 +471,83 @@ function lookupInputs(): string[] {
   return out;
 }
 
+// --- separate surrogate code points -----------------------------------------------------------------
+/**
+ * Pieces of a str literal body that produce surrogates, U+FFFF or astral characters next to each other:
+ * escapes (`\ud800`, `\U0000dc00`) give separate code points, `\U0001F600` and a literal 😀 give one.
+ */
+const SEP_PIECES = [
+  ...["\\ud800", "\\udbff", "\\udc80", "\\udfff", "\\uffff", "\\U0000d800", "\\U0000DC00", "\\U0001F600"],
+  ...["\\U0010FFFF", "\\N{LATIN SMALL LETTER A}", "\\x41", "😀", "\uffff", "a", "é", "'", "\\\\"],
+];
+/** The same inside a `'...'` literal: the quote is escaped. */
+const SEP_SOURCE_PIECES = SEP_PIECES.map((piece) => (piece === "'" ? "\\'" : piece));
+function sepBody(max: number, pieces: readonly string[] = SEP_PIECES): string {
+  return Array.from({ length: int(max + 1) }, () => pick(pieces)).join("");
+}
+/** Implicitly concatenated plain literals: ['"\ud800"', "u'\udc80'", ...]. */
+function sepTokenInputs(): string[][] {
+  const out = [
+    ["'\\ud800\\udc80'"],
+    ["'\\udc80\\ud800'"],
+    ["'\\ud800'", "'\\udc80'"],
+    ["'\\ud800'", "''", "'\\udc80'"],
+    ["'\\ud800'", "'\\uffff'"],
+    ["'\\ud800\\uffff'", "'\\udc80'"],
+    ["'\\ud800'", "'\uffff'"],
+    ["'\\U0001F600\\ud800'", "'😀'"],
+    ["'😀'", "'\\udc80'"],
+    ["'\\ud800'", "r'\\udc80'"],
+    ["'\\ud800\\U0001F600\\udc80'"],
+    ["'\\U0000d800\\U0000dc80'"],
+  ];
+  for (let i = 0; i < 1500; i++) {
+    const tokens = Array.from({ length: 1 + int(4) }, () => `${pick(["", "", "u", "r"])}"""${sepBody(4)}"""`);
+    // A body ending in a backslash would escape the closing quotes.
+    out.push(tokens.filter((token) => !/(^|[^\\])(\\\\)*\\"""$/.test(token)));
+  }
+  return out.filter((tokens) => tokens.length > 0);
+}
+/** Python strs as code point sequences, biased towards surrogates and U+FFFF. */
+function sepCodePointInputs(): number[][] {
+  const special = [0xd800, 0xdbff, 0xdc00, 0xdfff, 0xffff, 0xfffe, 0x1f600, 0x10ffff, 0x61, 0x27];
+  const out: number[][] = [[0xd800, 0xdc80], [0xdc80, 0xd800], [0xd800, 0xffff], [0xd800, 0xffff, 0xdc00]];
+  for (let i = 0; i < 3000; i++) {
+    out.push(Array.from({ length: int(8) }, () => (rand() < 0.8 ? pick(special) : 0xd800 + int(0x800))));
+  }
+  return out;
+}
+/** Whole modules: implicit concatenation with f-strings, f-string pieces and format specs, docstrings. */
+function sepSourceInputs(): string[] {
+  const out = [
+    "x = '\\ud800' '\\udc80'",
+    "x = f'\\ud800{y}\\udc80'",
+    "x = f'\\ud800' '\\udc80'",
+    "x = '\\ud800' f'\\udc80{y}'",
+    "x = f'{y}\\ud800' f'\\udc80{y}'",
+    "x = f'\\ud800{{\\udc80'",
+    "x = f'{y:\\ud800\\udc80}'",
+    "x = f'{y:{z}\\ud800}' '\\udc80'",
+    "'\\ud800' '\\udc80'\nx = 1",
+    "def f():\n    '''\\ud800\\udc80'''",
+    "match x:\n    case '\\ud800' '\\udc80':\n        pass",
+    "x = '😀' '\\U0001F600' '\\ud83d\\ude00' '\\ud83d' '\\ude00'",
+  ];
+  const spec = () => sepBody(2).replace(/['\\{}]/g, "");
+  const fPiece = () => pick(["{y}", "{y!r}", "{{", "}}", `{y:${spec()}}`]);
+  for (let i = 0; i < 600; i++) {
+    const tokens = Array.from({ length: 1 + int(3) }, () => {
+      const f = rand() < 0.6;
+      const parts = Array.from({ length: 1 + int(4) }, () =>
+        f && rand() < 0.3 ? fPiece() : sepBody(2, SEP_SOURCE_PIECES),
+      );
+      return `${f ? "f" : ""}'${parts.join("")}'`;
+    });
+    out.push(`x = ${tokens.join(" ")}`);
+  }
+  return out;
+}
+
 // --- run the oracle once -----------------------------------------------------------------------------
 const inputs = {
   floats: floatInputs(),
@@ -453,6 +557,9 @@ const inputs = {
   numbers: numberInputs(),
   bodies: bodyInputs(),
   lookups: lookupInputs(),
+  sepTokens: sepTokenInputs(),
+  sepCodePoints: sepCodePointInputs(),
+  sepSources: sepSourceInputs(),
 };
 let oracle: OracleOutput;
 

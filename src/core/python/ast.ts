@@ -91,6 +91,11 @@ export type Constant = { type: "Constant"; value: ConstantValue; kind: string | 
 /**
  * A Python constant. Ints are decimal digit strings (arbitrary precision); a float or a complex
  * imaginary part is a JavaScript number (both are IEEE doubles); bytes are a string of code units 0–255.
+ *
+ * A str is UTF-16, lone surrogates included. Python can hold a high surrogate code point followed by a
+ * low one as two code points (`'\ud800\udc80'`, `'\ud800' '\udc80'`), which UTF-16 would read as one
+ * astral character; such neighbours are kept apart by U+FFFF (`STR_SEPARATOR` in literals.ts), as is a
+ * real U+FFFF following a lone high surrogate. Real astral characters stay ordinary surrogate pairs.
  */
 export type ConstantValue =
   | { kind: "str"; value: string }

@@ -234,7 +234,6 @@ export function convertElement(node: Node): Expr {
     }
   }
   if (node.type === "parenthesized_list_splat") reject(node, "cannot use starred expression here");
-  if (node.type === "yield") reject(node, "yield expression must be parenthesized here");
   return convertExpression(node);
 }
 
@@ -460,6 +459,7 @@ function convertSlice(node: Node): Expr {
   const parts: (Expr | null)[] = [null];
   for (const child of childrenOf(node)) {
     if (child.type === ":") parts.push(null);
+    else if (child.type === "named_expression") reject(child, "an assignment expression in a slice must be parenthesized");
     else if (child.isNamed) parts[parts.length - 1] = convertExpression(child);
   }
   return { type: "Slice", lower: parts[0] ?? null, upper: parts[1] ?? null, step: parts[2] ?? null };
@@ -562,6 +562,10 @@ export function convertTarget(node: Node): Expr {
       return { type: "List", elts: namedChildrenOf(node).map(convertTargetElement) };
     case "parenthesized_expression":
       return convertTarget(onlyChild(node));
+    case "list_splat_pattern":
+    case "list_splat":
+      // `*a = 1` parses (the compiler rejects it later).
+      return convertTargetElement(node);
     default:
       reject(node, `cannot assign to ${node.type}`);
   }

@@ -15,7 +15,11 @@ export function convertPattern(patterns: Node[], clause: Node): Pattern {
   const [first] = patterns;
   if (first === undefined) reject(clause, "case needs a pattern");
   const topLevelComma = childrenOf(clause).some((c) => c.type === ",");
-  if (patterns.length === 1 && !topLevelComma) return convertCasePattern(first);
+  if (patterns.length === 1 && !topLevelComma) {
+    const pattern = convertCasePattern(first);
+    if (pattern.type === "MatchStar") reject(first, "a star pattern must be inside a sequence");
+    return pattern;
+  }
   return { type: "MatchSequence", patterns: patterns.map(convertCasePattern) };
 }
 
@@ -49,9 +53,8 @@ function convertPatternNode(node: Node): Pattern {
       return { type: "MatchValue", value: signedNumber(node) };
     case "string":
     case "concatenated_string": {
-      const value = convertStrings(node.type === "string" ? [node] : namedChildrenOf(node));
-      if (value.type === "JoinedStr") reject(node, "patterns may not match formatted string literals");
-      return { type: "MatchValue", value };
+      // ast.parse accepts an f-string here; only the compiler rejects it.
+      return { type: "MatchValue", value: convertStrings(node.type === "string" ? [node] : namedChildrenOf(node)) };
     }
     case "none":
       return { type: "MatchSingleton", value: { kind: "None" } };

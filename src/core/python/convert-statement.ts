@@ -22,7 +22,10 @@ import { childrenOf, field, hasToken, namedChildrenOf, reject, requiredField } f
 import { pythonParser } from "./grammar.js";
 
 export function convertBlock(node: Node): Stmt[] {
-  return namedChildrenOf(node).map(convertStatement);
+  const body = namedChildrenOf(node).map(convertStatement);
+  // tree-sitter accepts `if x:` followed by an unindented line, leaving the block empty.
+  if (body.length === 0 && node.type === "block") reject(node, "expected an indented block");
+  return body;
 }
 
 function convertStatement(node: Node): Stmt {
@@ -145,9 +148,8 @@ function convertValue(node: Node): Expr {
   if (node.type === "expression_list" || node.type === "pattern_list") {
     return { type: "Tuple", elts: namedChildrenOf(node).map(convertElement) };
   }
-  if (node.type === "list_splat") reject(node, "can't use starred expression here");
-  if (node.type === "yield") return convertExpression(node);
-  return convertExpression(node);
+  // ast.parse accepts `return *a` (the compiler rejects it later), so the tree keeps the Starred.
+  return convertElement(node);
 }
 
 function convertDeleteTarget(node: Node): Expr {
@@ -182,13 +184,10 @@ function convertExpressionStatement(node: Node): Stmt {
     case "named_expression":
       reject(first, "an assignment expression must be parenthesized at statement level");
       break;
-    case "list_splat":
-      reject(first, "can't use starred expression here");
-      break;
     default:
       break;
   }
-  return { type: "Expr", value: convertExpression(first) };
+  return { type: "Expr", value: convertElement(first) };
 }
 
 /** `a = b = c` is one Assign with two targets; `x: T = v` is AnnAssign. */
@@ -252,8 +251,7 @@ function convertAssignedValue(node: Node): Expr {
   if (node.type === "expression_list" || node.type === "pattern_list") {
     return { type: "Tuple", elts: namedChildrenOf(node).map(convertElement) };
   }
-  if (node.type === "list_splat") reject(node, "can't use starred expression here");
-  return convertExpression(node);
+  return convertElement(node);
 }
 
 function convertAugmentedAssignment(node: Node): Stmt {

@@ -11,7 +11,7 @@ import type { Node } from "web-tree-sitter";
 import type { Expr } from "./ast.js";
 import { convertElement, convertExpression } from "./convert-expression.js";
 import { field, hasToken, namedChildrenOf, reject, requiredField } from "./cst.js";
-import { decodeStringBody, splitStringLiteral, splitStringStart } from "./literals.js";
+import { decodeStringBody, joinPythonStr, splitStringLiteral, splitStringStart } from "./literals.js";
 
 type Piece = { kind: "text"; value: string } | { kind: "value"; expr: Expr };
 
@@ -43,7 +43,7 @@ export function convertStrings(nodes: Node[]): Expr {
     }
   });
   if (!sawFString) {
-    const value = pieces.map((p) => (p.kind === "text" ? p.value : "")).join("");
+    const value = joinPythonStr(pieces.map((p) => (p.kind === "text" ? p.value : "")));
     return {
       type: "Constant",
       value: sawBytes ? { kind: "bytes", value } : { kind: "str", value },
@@ -68,7 +68,7 @@ function joinPieces(pieces: Piece[], firstKind: string | null): Expr[] {
     text = "";
   };
   for (const piece of pieces) {
-    if (piece.kind === "text") text += piece.value;
+    if (piece.kind === "text") text = joinPythonStr([text, piece.value]);
     else {
       flush();
       values.push(piece.expr);
@@ -120,7 +120,9 @@ function decodeLiteralText(node: Node, text: string, raw: boolean): string {
   return decodeStringBody(out, { bytes: false, raw });
 }
 
-function appendInterpolation(node: Node, quote: string, raw: boolean, pieces: Piece[]): void {
+function appendInterpolation(node: Node, quote: string, raw: boolean, pieces: Piece[], depth = 0): void {
+  // CPython 3.11 allows one level of replacement fields inside a format spec, no more.
+  if (depth > 1) reject(node, "f-string: expressions nested too deeply");
   const expressionNode = field(node, "expression");
   if (expressionNode === null) reject(node, "f-string: empty expression not allowed");
   checkExpressionText(node, quote);
@@ -174,7 +176,7 @@ function appendInterpolation(node: Node, quote: string, raw: boolean, pieces: Pi
       type: "FormattedValue",
       value: convertInterpolationExpression(expressionNode),
       conversion,
-      format_spec: specNode === null ? null : convertFormatSpec(specNode, quote, raw),
+      format_spec: specNode === null ? null : convertFormatSpec(specNode, quote, raw, depth),
     },
   });
 }
@@ -186,7 +188,7 @@ function convertInterpolationExpression(node: Node): Expr {
   return convertExpression(node);
 }
 
-function convertFormatSpec(node: Node, quote: string, raw: boolean): Expr {
+function convertFormatSpec(node: Node, quote: string, raw: boolean, depth: number): Expr {
   const pieces: Piece[] = [];
   const source = node.text;
   const base = node.startIndex;
@@ -197,7 +199,7 @@ function convertFormatSpec(node: Node, quote: string, raw: boolean): Expr {
       kind: "text",
       value: decodeSpecText(node, source.slice(cursor, child.startIndex - base), raw),
     });
-    appendInterpolation(child, quote, raw, pieces);
+    appendInterpolation(child, quote, raw, pieces, depth + 1);
     cursor = child.endIndex - base;
   }
   pieces.push({ kind: "text", value: decodeSpecText(node, source.slice(cursor), raw) });

@@ -5,7 +5,9 @@
  * Objects/unicodeobject.c, Objects/bytesobject.c, Python/pystrtod.c and Objects/complexobject.c.
  *
  * Strings are JavaScript strings: a Python `str` is a sequence of code points, which we hold as UTF-16
- * (a lone surrogate stays a lone code unit). Bytes are strings of code units 0–255.
+ * (a lone surrogate stays a lone code unit). Two separate surrogate code points that UTF-16 would read
+ * as one astral character are kept apart by {@link STR_SEPARATOR} (see `Constant` in ast.ts). Bytes
+ * are strings of code units 0–255.
  */
 import type { ConstantValue } from "./ast.js";
 import { PySyntaxError } from "./syntax-error.js";
@@ -19,6 +21,53 @@ import { isPrintable } from "./unicode-printable.js";
 export const INT_MAX_STR_DIGITS = 4300;
 
 // ---------------------------------------------------------------------------------------------------
+// Separate surrogate code points
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * The code unit that keeps two Python code points apart where UTF-16 would merge them: a high
+ * surrogate code point followed by a low surrogate code point (`'\ud800\udc80'` is two code points
+ * in Python, but "\ud800\udc80" is one astral character in JavaScript). U+FFFF is a noncharacter;
+ * it is a separator only directly after a high surrogate unit and directly before a low surrogate
+ * unit or another U+FFFF. A real U+FFFF after a lone high surrogate gets a separator too, so that
+ * every Python str has exactly one spelling: `'\ud800\uffff'` is "\ud800\uffff\uffff".
+ */
+export const STR_SEPARATOR = "\uffff";
+
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * Whether the unit at `i` of a str value is a {@link STR_SEPARATOR} (prints nothing, counts as no
+ * code point) rather than a real U+FFFF.
+ */
+function isSeparatorAt(value: string, i: number): boolean {
+  if (value.charCodeAt(i) !== 0xffff || !isHigh(value.charCodeAt(i - 1))) return false;
+  const next = value.charCodeAt(i + 1);
+  return isLow(next) || next === 0xffff;
+}
+
+/**
+ * Python's `"".join(parts)` for str values in the AST convention: where one part ends with a (lone)
+ * high surrogate and the next starts with a low surrogate or U+FFFF, those are separate code points
+ * and get a {@link STR_SEPARATOR} between them. Used for implicit concatenation (`'\ud800' '\udc80'`)
+ * and for the literal pieces of f-strings.
+ */
+export function joinPythonStr(parts: readonly string[]): string {
+  let out = "";
+  for (const part of parts) out = appendPythonStr(out, part);
+  return out;
+}
+
+function appendPythonStr(out: string, part: string): string {
+  // A high surrogate at the very end of `out` has no partner, so it is a code point of its own.
+  const first = part.charCodeAt(0);
+  return isHigh(out.charCodeAt(out.length - 1)) && (isLow(first) || first === 0xffff)
+    ? out + STR_SEPARATOR + part
+    : out + part;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // repr
 // ---------------------------------------------------------------------------------------------------
 
@@ -28,10 +77,13 @@ export function reprStr(value: string): string {
   let out = quote;
   for (let i = 0; i < value.length; i++) {
     let cp = value.charCodeAt(i);
-    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < value.length) {
+    if (isHigh(cp) && i + 1 < value.length) {
       const low = value.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
+      if (isLow(low)) {
         cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      } else if (isSeparatorAt(value, i + 1)) {
+        // Skip the separator: the high surrogate is printed alone, the next code point after it.
         i++;
       }
     }
@@ -246,7 +298,9 @@ const SIMPLE_ESCAPES: Record<string, string> = {
  * source). Unknown escapes such as `\d` stay as written (CPython only warns). Bytes come back as
  * code units 0–255. Throws {@link PySyntaxError} (offset = index in `body`) for what CPython rejects:
  * truncated `\x`/`\u`/`\U`, code points above U+10FFFF, unknown or malformed `\N{...}`, non-ASCII
- * characters in bytes, NUL characters.
+ * characters in bytes, NUL characters. A str value follows the {@link STR_SEPARATOR} convention:
+ * a surrogate code point from an escape never merges with its neighbour (`\ud800\udc80` stays two
+ * code points), while astral characters, from the source or from `\U0001xxxx`, are ordinary pairs.
  */
 export function decodeStringBody(body: string, flags: { bytes: boolean; raw: boolean }): string {
   const nul = body.indexOf("\0");
@@ -266,7 +320,7 @@ function decodeStrEscapes(body: string): string {
   while (i < body.length) {
     const backslash = body.indexOf("\\", i);
     const stop = backslash < 0 ? body.length : backslash;
-    if (stop > i) out += normalizeNewlines(body.slice(i, stop));
+    if (stop > i) out = appendPythonStr(out, normalizeNewlines(body.slice(i, stop)));
     if (backslash < 0) break;
     i = backslash + 1;
     const c = body[i];
@@ -298,14 +352,15 @@ function decodeStrEscapes(body: string): string {
       const cp = Number.parseInt(digits, 16);
       if (cp > 0x10ffff) throw unicodeEscapeError(backslash, body, "illegal Unicode character");
       i += count;
-      out += String.fromCodePoint(cp);
+      // `\ud800\udc80` is two code points: appendPythonStr keeps them from merging.
+      out = appendPythonStr(out, String.fromCodePoint(cp));
     } else if (c === "N") {
       const close = body[i] === "{" ? body.indexOf("}", i + 1) : -1;
       if (close <= i + 1) throw unicodeEscapeError(backslash, body, "malformed \\N character escape");
       const cp = lookupUnicodeName(body.slice(i + 1, close));
       if (cp === undefined) throw unicodeEscapeError(backslash, body, "unknown Unicode character name");
       i = close + 1;
-      out += String.fromCodePoint(cp);
+      out = appendPythonStr(out, String.fromCodePoint(cp));
     } else {
       out += `\\${c}`;
     }

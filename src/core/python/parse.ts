@@ -6,6 +6,7 @@ import type { Node } from "web-tree-sitter";
 import type { Module } from "./ast.js";
 import { convertBlock } from "./convert-statement.js";
 import { pythonParser } from "./grammar.js";
+import { pythonTokens } from "./tokenize.js";
 import { PySyntaxError } from "./syntax-error.js";
 
 export function parsePython(text: string): Module {
@@ -14,6 +15,9 @@ export function parsePython(text: string): Module {
   if (source.includes("\u0000"))
     throw new PySyntaxError("source code cannot contain null bytes", source.indexOf("\u0000"));
   checkFirstLineNotIndented(source);
+  // tree-sitter recovers from inconsistent dedents silently; CPython's tokenizer (whose indentation
+  // rules tokenize.py shares) raises IndentationError, so the ported tokenizer checks them first.
+  pythonTokens(source);
   const tree = pythonParser().parse(source);
   if (tree === null) throw new PySyntaxError("the parser gave up");
   try {

@@ -1,0 +1,90 @@
+/**
+ * Scores rollouts of one repair task without executing them (SPEC §2.1–2.4): completion → program M,
+ * tokens(M), d(M, C), d(G, C), excess and reward. Execution verdicts come from the sandbox (a later
+ * stage); here a program that parses counts as passing unless the caller supplies a verdict.
+ *
+ * A task is prepared once — C and G normalized and tokenized, d(G, C) computed — and reused for all of
+ * its rollouts, which is where most of the work of a GRPO group (16 rollouts, one task) is saved.
+ */
+import type { DistanceScope, RewardConfig } from "../config.js";
+import { normalizedTokenDistance } from "./distance.js";
+import { extractProgram } from "./extract-program.js";
+import { type NormalizedProgram, normalizeProgram, programTokens } from "./normalize.js";
+import { PySyntaxError, UnsupportedSyntax } from "./python/syntax-error.js";
+import { TokenizeError } from "./python/tokenize.js";
+import { computeReward, excessEditDistance, type RewardComponents, type Verdict } from "./reward.js";
+
+/** A repair task reduced to what the edit reward needs. */
+export type PreparedTask = { scope: DistanceScope; corruptedTokens: string[]; dGold: number };
+
+/** Why a task could not be prepared: its corrupted or gold program is not valid Python 3.11. */
+export class InvalidTaskProgram extends Error {
+  override readonly name = "InvalidTaskProgram";
+  constructor(
+    readonly which: "corrupted" | "gold",
+    readonly reason: string,
+  ) {
+    super(`the task's ${which} program is not valid Python 3.11: ${reason}`);
+  }
+}
+
+export function prepareTask(corrupted: string, gold: string, scope: DistanceScope): PreparedTask {
+  const corruptedTokens = tokensOrThrow(corrupted, scope, "corrupted");
+  const goldTokens = tokensOrThrow(gold, scope, "gold");
+  return { scope, corruptedTokens, dGold: normalizedTokenDistance(goldTokens, corruptedTokens) };
+}
+
+function tokensOrThrow(source: string, scope: DistanceScope, which: "corrupted" | "gold"): string[] {
+  try {
+    return programTokens(source, scope);
+  } catch (error) {
+    if (isProgramError(error)) throw new InvalidTaskProgram(which, error.message);
+    throw error;
+  }
+}
+
+/** Errors that describe the program (it is not CPython 3.11 source), as opposed to bugs of ours. */
+function isProgramError(error: unknown): error is Error {
+  return error instanceof PySyntaxError || error instanceof TokenizeError || error instanceof UnsupportedSyntax;
+}
+
+export type RolloutScore = {
+  verdict: Verdict;
+  reward: number | null;
+  components: RewardComponents | null;
+  /** Human-readable reason for a non-passing verdict, empty otherwise. */
+  detail: string;
+  /** norm(M), null when there is no program; rollouts of a task with the same norm(M) execute once. */
+  normalizedProgram: string | null;
+};
+
+/**
+ * Scores one completion against a prepared task. `executionVerdict` is the sandbox's verdict for the
+ * program; without one (offline scoring, `--no-exec`) a program that parses is treated as PASSED.
+ */
+export function scoreCompletion(
+  task: PreparedTask,
+  completion: string,
+  config: RewardConfig,
+  executionVerdict: Verdict = "PASSED",
+): RolloutScore {
+  const extracted = extractProgram(completion);
+  if (extracted.kind === "no_code") {
+    return failure("NO_CODE", "the completion contains no code", config);
+  }
+  let model: NormalizedProgram;
+  try {
+    model = normalizeProgram(extracted.program, task.scope);
+  } catch (error) {
+    if (isProgramError(error)) return failure("UNPARSABLE", error.message, config);
+    throw error;
+  }
+  const dModel = normalizedTokenDistance(model.tokens, task.corruptedTokens);
+  const components: RewardComponents = { dModel, dGold: task.dGold, excess: excessEditDistance(dModel, task.dGold) };
+  const outcome = computeReward(executionVerdict, components, config);
+  return { verdict: executionVerdict, ...outcome, detail: "", normalizedProgram: model.normalized };
+}
+
+function failure(verdict: Verdict, detail: string, config: RewardConfig): RolloutScore {
+  return { verdict, ...computeReward(verdict, null, config), detail, normalizedProgram: null };
+}

@@ -1,0 +1,57 @@
+/**
+ * Piscina entry: scores the rollouts of one task group off the main thread. Validates nothing beyond
+ * shape (the pool builds the job), calls the pure core, and returns a plain `{ ok, value | code, message }`
+ * because structured clone drops error subclasses (STYLE.md).
+ */
+import type { RewardConfig } from "../config.js";
+import { InvalidTaskProgram, type PreparedTask, prepareTask, type RolloutScore, scoreCompletion } from "../core/score-rollout.js";
+import { loadPythonGrammar } from "../core/python/grammar.js";
+
+export type MetricsJob = {
+  corrupted: string;
+  gold: string;
+  /** Distinct completions of this task; the pool maps duplicates back. */
+  completions: string[];
+  config: RewardConfig;
+};
+
+export type MetricsJobResult =
+  | { ok: true; value: { scores: RolloutScore[] } }
+  | { ok: false; code: "invalid_task"; message: string; which: "corrupted" | "gold" }
+  | { ok: false; code: "internal"; message: string };
+
+await loadPythonGrammar();
+
+/** Prepared tasks of recent batches: a GRPO run scores the same tasks again and again. */
+const PREPARED_CACHE_LIMIT = 2048;
+const prepared = new Map<string, PreparedTask>();
+
+function preparedTask(job: MetricsJob): PreparedTask {
+  const key = `${job.config.scope}\u0000${job.corrupted}\u0000${job.gold}`;
+  const cached = prepared.get(key);
+  if (cached !== undefined) {
+    // Map iteration order is insertion order: re-inserting makes this the most recently used entry.
+    prepared.delete(key);
+    prepared.set(key, cached);
+    return cached;
+  }
+  const task = prepareTask(job.corrupted, job.gold, job.config.scope);
+  prepared.set(key, task);
+  if (prepared.size > PREPARED_CACHE_LIMIT) {
+    const oldest = prepared.keys().next().value;
+    if (oldest !== undefined) prepared.delete(oldest);
+  }
+  return task;
+}
+
+export default function scoreGroup(job: MetricsJob): MetricsJobResult {
+  try {
+    const task = preparedTask(job);
+    return { ok: true, value: { scores: job.completions.map((c) => scoreCompletion(task, c, job.config)) } };
+  } catch (error) {
+    if (error instanceof InvalidTaskProgram) {
+      return { ok: false, code: "invalid_task", message: error.message, which: error.which };
+    }
+    return { ok: false, code: "internal", message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+}
