@@ -45,7 +45,9 @@ function tokensOrThrow(source: string, scope: DistanceScope, which: "corrupted" 
 
 /** Errors that describe the program (it is not CPython 3.11 source), as opposed to bugs of ours. */
 function isProgramError(error: unknown): error is Error {
-  return error instanceof PySyntaxError || error instanceof TokenizeError || error instanceof UnsupportedSyntax;
+  return (
+    error instanceof PySyntaxError || error instanceof TokenizeError || error instanceof UnsupportedSyntax
+  );
 }
 
 export type RolloutScore = {
@@ -80,7 +82,11 @@ export function scoreCompletion(
     throw error;
   }
   const dModel = normalizedTokenDistance(model.tokens, task.corruptedTokens);
-  const components: RewardComponents = { dModel, dGold: task.dGold, excess: excessEditDistance(dModel, task.dGold) };
+  const components: RewardComponents = {
+    dModel,
+    dGold: task.dGold,
+    excess: excessEditDistance(dModel, task.dGold),
+  };
   const outcome = computeReward(executionVerdict, components, config);
   return { verdict: executionVerdict, ...outcome, detail: "", normalizedProgram: model.normalized };
 }

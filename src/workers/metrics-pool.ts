@@ -31,7 +31,10 @@ function workerFile(): string {
     ? here.replace(/\/src\/workers\/metrics-pool\.ts$/, "/dist/workers/metrics-worker.js")
     : here.replace(/metrics-pool\.js$/, "metrics-worker.js");
   if (!existsSync(file)) {
-    throw new MineditError(ErrorCode.FailedPrecondition, `worker ${file} is missing: run \`npm run build\` first`);
+    throw new MineditError(
+      ErrorCode.FailedPrecondition,
+      `worker ${file} is missing: run \`npm run build\` first`,
+    );
   }
   return file;
 }
@@ -49,7 +52,10 @@ export class MetricsPool {
 
   /** Scores a batch; results come back in request order. Rejects only on an internal fault. */
   async score(requests: readonly MetricsRequest[]): Promise<MetricsResult[]> {
-    const groups = new Map<string, { job: MetricsJob; completionIndex: Map<string, number>; members: number[] }>();
+    const groups = new Map<
+      string,
+      { job: MetricsJob; completionIndex: Map<string, number>; members: number[] }
+    >();
     const slotOf: { group: string; completion: number }[] = [];
     requests.forEach((request, index) => {
       const key = JSON.stringify([request.corrupted, request.gold, request.config]);

@@ -4,8 +4,14 @@
  * because structured clone drops error subclasses (STYLE.md).
  */
 import type { RewardConfig } from "../config.js";
-import { InvalidTaskProgram, type PreparedTask, prepareTask, type RolloutScore, scoreCompletion } from "../core/score-rollout.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
+import {
+  InvalidTaskProgram,
+  type PreparedTask,
+  prepareTask,
+  type RolloutScore,
+  scoreCompletion,
+} from "../core/score-rollout.js";
 
 export type MetricsJob = {
   corrupted: string;
@@ -52,6 +58,10 @@ export default function scoreGroup(job: MetricsJob): MetricsJobResult {
     if (error instanceof InvalidTaskProgram) {
       return { ok: false, code: "invalid_task", message: error.message, which: error.which };
     }
-    return { ok: false, code: "internal", message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    return {
+      ok: false,
+      code: "internal",
+      message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    };
   }
 }

@@ -459,7 +459,8 @@ function convertSlice(node: Node): Expr {
   const parts: (Expr | null)[] = [null];
   for (const child of childrenOf(node)) {
     if (child.type === ":") parts.push(null);
-    else if (child.type === "named_expression") reject(child, "an assignment expression in a slice must be parenthesized");
+    else if (child.type === "named_expression")
+      reject(child, "an assignment expression in a slice must be parenthesized");
     else if (child.isNamed) parts[parts.length - 1] = convertExpression(child);
   }
   return { type: "Slice", lower: parts[0] ?? null, upper: parts[1] ?? null, step: parts[2] ?? null };

@@ -54,7 +54,10 @@ function convertPatternNode(node: Node): Pattern {
     case "string":
     case "concatenated_string": {
       // ast.parse accepts an f-string here; only the compiler rejects it.
-      return { type: "MatchValue", value: convertStrings(node.type === "string" ? [node] : namedChildrenOf(node)) };
+      return {
+        type: "MatchValue",
+        value: convertStrings(node.type === "string" ? [node] : namedChildrenOf(node)),
+      };
     }
     case "none":
       return { type: "MatchSingleton", value: { kind: "None" } };

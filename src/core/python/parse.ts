@@ -6,8 +6,8 @@ import type { Node } from "web-tree-sitter";
 import type { Module } from "./ast.js";
 import { convertBlock } from "./convert-statement.js";
 import { pythonParser } from "./grammar.js";
-import { pythonTokens } from "./tokenize.js";
 import { PySyntaxError } from "./syntax-error.js";
+import { pythonTokens, TokenizeError } from "./tokenize.js";
 
 export function parsePython(text: string): Module {
   // CPython's tokenizer reads with universal newlines, even inside string literals.
@@ -17,7 +17,12 @@ export function parsePython(text: string): Module {
   checkFirstLineNotIndented(source);
   // tree-sitter recovers from inconsistent dedents silently; CPython's tokenizer (whose indentation
   // rules tokenize.py shares) raises IndentationError, so the ported tokenizer checks them first.
-  pythonTokens(source);
+  try {
+    pythonTokens(source);
+  } catch (error) {
+    if (error instanceof TokenizeError) throw new PySyntaxError(`${error.pythonType}: ${error.message}`);
+    throw error;
+  }
   const tree = pythonParser().parse(source);
   if (tree === null) throw new PySyntaxError("the parser gave up");
   try {

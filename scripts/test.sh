@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up a fresh clone and runs the full test suite (typecheck, lint, unit, differential, CLI tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-system.sh
+npm ci --no-audit --no-fund --loglevel=error
+npm run build
+npm run typecheck
+npm run lint
+npx vitest run
