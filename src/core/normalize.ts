@@ -5,7 +5,7 @@
  * Callers must `await loadPythonGrammar()` once per thread before using these (synchronous) functions.
  */
 import type { DistanceScope } from "../config.js";
-import type { FunctionDef, Module, Stmt } from "./python/ast.js";
+import type { FunctionDef, Stmt } from "./python/ast.js";
 import { parsePython } from "./python/parse.js";
 import { pythonTokens, pythonTokensWithOffsets } from "./python/tokenize.js";
 import { unparse, unparseWithMarker } from "./python/unparse.js";

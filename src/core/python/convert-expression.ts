@@ -516,7 +516,7 @@ function convertComprehensionClauses(node: Node): Comprehension[] {
   const generators: Comprehension[] = [];
   for (const child of namedChildrenOf(node)) {
     if (child.type === "for_in_clause") {
-      const iters = child.childrenForFieldName("right").filter((n): n is Node => n !== null && n.isNamed);
+      const iters = child.childrenForFieldName("right").filter((n): n is Node => n?.isNamed === true);
       const [iter] = iters;
       if (iter === undefined || iters.length !== 1 || hasCommaField(child)) {
         reject(child, "comprehension iterable must be one expression (parenthesize a tuple)");

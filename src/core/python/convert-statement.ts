@@ -489,7 +489,7 @@ function convertImportFrom(node: Node): Stmt {
 }
 
 function convertMatch(node: Node): Stmt {
-  const subjects = node.childrenForFieldName("subject").filter((n): n is Node => n !== null && n.isNamed);
+  const subjects = node.childrenForFieldName("subject").filter((n): n is Node => n?.isNamed === true);
   const [first] = subjects;
   if (first === undefined) reject(node, "match needs a subject");
   const isTuple = subjects.length > 1 || hasToken(node, ",");
