@@ -74,10 +74,43 @@ export const PoolConfigSchema = z.strictObject({
 });
 export type PoolConfig = z.output<typeof PoolConfigSchema>;
 
+/** TLS for the gRPC server: PEM files read once at start-up. */
+export const ServerTlsConfigSchema = z.strictObject({
+  /** PEM certificate chain presented to clients. */
+  certFile: z.string().min(1),
+  /** PEM private key of that certificate. */
+  keyFile: z.string().min(1),
+});
+export type ServerTlsConfig = z.output<typeof ServerTlsConfigSchema>;
+
+/** The gRPC server (SPEC §7): where it listens, how large a batch it accepts, TLS and token auth. */
+export const ServerConfigSchema = z.strictObject({
+  /** Interface to bind. The loopback default keeps an unauthenticated server off the network. */
+  host: z.string().min(1).default("127.0.0.1"),
+  /** TCP port; 0 asks the OS for a free one (the bound port is reported by `startServer`). */
+  port: z.number().int().min(0).max(65535).default(50051),
+  /** Most rollouts one ScoreBatch request (or one ScoreStream message, or one stream's in-flight
+   *  rollouts) may carry; more is `RESOURCE_EXHAUSTED`. 4096 covers e.g. 512 prompts × 8 samples. */
+  maxBatchRollouts: z.number().int().positive().default(4096),
+  /** Largest request message accepted, in bytes. gRPC's usual 4 MiB is too small for a batch of 4096
+   *  rollouts with inline tasks; 64 MiB is not. Larger messages fail with `RESOURCE_EXHAUSTED`. */
+  maxReceiveMessageBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
+  /** Serve TLS with this certificate; absent: plaintext (insecure) HTTP/2. */
+  tls: ServerTlsConfigSchema.optional(),
+  /** When set, every call except health checks must carry `authorization: Bearer <authToken>`. */
+  authToken: z.string().min(1).optional(),
+});
+export type ServerConfig = z.output<typeof ServerConfigSchema>;
+
 /** The whole service configuration. */
 export const ConfigSchema = z.strictObject({
   reward: RewardConfigSchema.prefault({}),
   pool: PoolConfigSchema.prefault({}),
+  server: ServerConfigSchema.prefault({}),
 });
 export type Config = z.output<typeof ConfigSchema>;
 

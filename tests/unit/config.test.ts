@@ -34,6 +34,12 @@ describe("parseConfig defaults", () => {
         scope: "program",
       },
       pool: { threads: availableParallelism() },
+      server: {
+        host: "127.0.0.1",
+        port: 50051,
+        maxBatchRollouts: 4096,
+        maxReceiveMessageBytes: 64 * 1024 * 1024,
+      },
     };
     expect(parseConfig({})).toEqual(expected);
     expect(parseConfig(undefined)).toEqual(expected);
@@ -56,6 +62,20 @@ describe("parseConfig defaults", () => {
   it("exposes the schemas for composition", () => {
     expect(RewardConfigSchema.parse({}).lambdaExec).toBe(0.1);
     expect(ConfigSchema.parse({}).reward.failureReward).toBe(-0.2);
+  });
+
+  it("keeps server TLS and auth settings and allows port 0", () => {
+    const server = parseConfig({
+      server: { host: "0.0.0.0", port: 0, tls: { certFile: "c.pem", keyFile: "k.pem" }, authToken: "t" },
+    }).server;
+    expect(server).toEqual({
+      host: "0.0.0.0",
+      port: 0,
+      maxBatchRollouts: 4096,
+      maxReceiveMessageBytes: 64 * 1024 * 1024,
+      tls: { certFile: "c.pem", keyFile: "k.pem" },
+      authToken: "t",
+    });
   });
 
   it("accepts every variant and scope", () => {
@@ -88,6 +108,11 @@ describe("parseConfig validation names the offending field", () => {
     [{ pool: { threads: 1.5 } }, "pool.threads", /pool\.threads: .*int/],
     [{ pool: { threads: "4" } }, "pool.threads", /pool\.threads: .*expected number/],
     [{ rewards: {} }, "rewards", /rewards: Unrecognized key/],
+    [{ server: { port: 70000 } }, "server.port", /server\.port: /],
+    [{ server: { port: -1 } }, "server.port", /server\.port: /],
+    [{ server: { maxBatchRollouts: 0 } }, "server.maxBatchRollouts", /server\.maxBatchRollouts: /],
+    [{ server: { tls: { certFile: "c.pem" } } }, "server.tls.keyFile", /server\.tls\.keyFile: /],
+    [{ server: { authToken: "" } }, "server.authToken", /server\.authToken: /],
   ])("%j → %s", (input, field, message) => {
     const err = invalid(() => parseConfig(input));
     expect(err.field).toBe(field);

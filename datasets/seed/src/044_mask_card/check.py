@@ -1,0 +1,14 @@
+def check(candidate):
+    assert candidate("4111 1111 1111 1234") == "**** **** **** 1234"
+    assert candidate("4111-1111-1111-1234") == "**** **** **** 1234"
+    assert candidate("378282246310005") == "**** **** ***0 005"
+    assert candidate("5555555555554444", visible=6) == "**** **** **55 4444"
+    assert candidate("5555555555554444", visible=0) == "**** **** **** ****"
+    assert candidate("1234567890123") == "**** **** *012 3"
+    for bad in ("4111 1111 111", "1" * 20, "abcd"):
+        try:
+            candidate(bad)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"{bad!r} must raise ValueError")

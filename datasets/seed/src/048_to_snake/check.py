@@ -1,0 +1,11 @@
+def check(candidate):
+    assert candidate("userIdList") == "user_id_list"
+    assert candidate("UserIdList") == "user_id_list"
+    assert candidate("HTTPServer") == "http_server"
+    assert candidate("getHTTPResponse2Code") == "get_http_response2_code"
+    assert candidate("already_snake") == "already_snake"
+    assert candidate("kebab-case name") == "kebab_case_name"
+    assert candidate("Version2") == "version2"
+    assert candidate("ABC") == "abc"
+    assert candidate("__init__") == "init"
+    assert candidate("") == ""

@@ -1,0 +1,442 @@
+"""minedit's Python test harness. Runs inside the sandbox; src/runners/python.ts writes it as harness.py.
+
+Usage:  python3 -s harness.py unittest            (BigCodeBench: a TestCases(unittest.TestCase) class)
+        python3 -s harness.py assert ENTRY_POINT  (HumanEval: def check(candidate), called as check(ENTRY_POINT))
+Files:  program.py (the candidate), tests.py (the task's tests), in the working directory.
+Stdin:  one line, a random nonce. It is read, and fd 0 replaced by /dev/null, before any candidate code runs.
+
+Results go to stdout as records the candidate cannot forge without the nonce, each on its own line:
+
+    @@minedit:<nonce>:<kind>:<json>
+
+    ready   after the inputs are read and the tests compiled, before candidate code runs;
+            {"total": static estimate of the number of tests}
+    loaded  (unittest) the tests are collected; {"total": n}
+    test    one test finished; {"name": str, "ok": bool}
+    result  the final outcome, written once, then the process ends with os._exit(0):
+            {"status": "ok" | "program_error" | "tampered" | "tests_invalid", "passed": int,
+             "total": int, "all_ok": bool, "memory_error": bool, "detail": str}
+            all_ok is true only when every counted test passed and nothing failed outside a test.
+
+Against a candidate that tries to pass without solving the task (SPEC §2.6):
+- sys.exit() / os._exit() / killing the process before or during the tests: no `result` record, which
+  the runner scores as a failure, never a pass. SystemExit raised by the program is caught and reported.
+- Patching the test machinery: every unittest class and module, builtins and json are snapshotted (each
+  attribute's identity and, for functions, their code, defaults and closure) before the candidate runs,
+  and checked after the program is loaded, after the tests are defined and after every test; the tests
+  run with a result class defined here. A difference is status "tampered".
+- Printing a fake result: it would need the nonce, which is never in argv, environment, files or module
+  globals (it lives only in the record writer's closure).
+- Raising unittest.SkipTest from the candidate: a test skipped at run time counts as failed; only tests
+  skipped by decorator (known before running) are left out of the total.
+This is not a defence against arbitrary in-process introspection (walking gc objects, tracing frames,
+threads racing the checks): tests and candidate share one interpreter by design (BigCodeBench and
+HumanEval run them in one namespace). The sandbox, not this file, is the security boundary.
+"""
+
+import sys
+
+
+def _harness():
+    import ast
+    import builtins
+    import gc
+    import json
+    import json.encoder
+    import os
+    import traceback
+    import types
+    import unittest
+    import unittest.case
+    import unittest.loader
+    import unittest.result
+    import unittest.suite
+    import unittest.util
+
+    # Everything used after candidate code has run is bound here, so rebinding module attributes later
+    # does not reach the harness.
+    write = os.write
+    exit_now = os._exit
+    dumps = json.dumps
+    format_exception = traceback.format_exception_only
+    format_tb = traceback.format_exception
+    isinstance_ = isinstance
+    issubclass_ = issubclass
+    getattr_ = getattr
+    len_ = len
+    str_ = str
+    type_ = type
+    FunctionType = types.FunctionType
+    TestCase = unittest.case.TestCase
+    TestResult = unittest.result.TestResult
+    TestLoader = unittest.loader.TestLoader
+    TestSuite = unittest.suite.TestSuite
+    stderr_fd = 2
+
+    # --- the nonce and the private result channel ---------------------------------------------------
+    data = b""
+    while True:
+        chunk = os.read(0, 4096)
+        if not chunk:
+            break
+        data += chunk
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    # A private copy of stdout: the candidate closing or redirecting fd 1 does not cut the channel.
+    out_fd = os.dup(1)
+
+    def make_emitter(fd, prefix):
+        def emit(kind, payload):
+            line = prefix + kind.encode() + b":" + dumps(payload, ensure_ascii=True).encode() + b"\n"
+            while line:
+                line = line[write(fd, line) :]
+
+        return emit
+
+    emit = make_emitter(out_fd, b"\n@@minedit:" + data.strip() + b":")
+    del data
+
+    # Released before the final report, so a candidate that exhausted memory still lets it be written.
+    ballast = [bytearray(8 << 20)]
+
+    def release_ballast():
+        ballast.clear()
+        gc.collect()
+
+    def log(text):
+        try:
+            encoded = text.encode("utf-8", "replace")
+            while encoded:
+                encoded = encoded[write(stderr_fd, encoded) :]
+        except Exception:
+            pass
+
+    def describe(exc_type, exc):
+        try:
+            return "".join(format_exception(exc_type, exc)).strip()[-500:]
+        except BaseException:
+            return getattr_(exc_type, "__name__", "exception")
+
+    def finish(status, passed, total, memory_error, detail, all_ok=False):
+        release_ballast()
+        try:
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        emit(
+            "result",
+            {
+                "status": status,
+                "passed": passed,
+                "total": total,
+                "all_ok": all_ok,
+                "memory_error": memory_error,
+                "detail": detail,
+            },
+        )
+        exit_now(0)
+
+    # --- arguments and inputs -------------------------------------------------------------------------
+    args = sys.argv[1:]
+    style = args[0] if args else ""
+    entry_point = args[1] if len_(args) > 1 else ""
+    if style not in ("unittest", "assert") or (style == "assert" and not entry_point):
+        finish("tests_invalid", 0, 0, False, "harness usage: harness.py unittest | assert ENTRY_POINT")
+    with open("program.py", encoding="utf-8") as f:
+        program_source = f.read()
+    with open("tests.py", encoding="utf-8") as f:
+        tests_source = f.read()
+
+    # --- compile the tests (no candidate code has run yet) ----------------------------------------------
+    try:
+        tests_tree = ast.parse(tests_source, "tests.py")
+    except SyntaxError as e:
+        finish("tests_invalid", 0, 0, False, "tests do not compile: " + describe(type_(e), e))
+
+    nested_asserts = False
+    if style == "unittest":
+        estimate = 0
+        for node in tests_tree.body:
+            if isinstance_(node, ast.ClassDef) and node.name == "TestCases":
+                estimate = sum(
+                    1
+                    for item in node.body
+                    if isinstance_(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test")
+                )
+    else:
+        # HumanEval's check(candidate) is one function of asserts. Each top-level assert in its body becomes
+        # one counted test: it is wrapped so a failure is reported and the next assert still runs, and its
+        # outcome is yielded (a generator, so the candidate has no name to hook), never recorded via a global.
+        check = None
+        for node in tests_tree.body:
+            if isinstance_(node, ast.FunctionDef) and node.name == "check":
+                check = node
+        if check is None:
+            finish("tests_invalid", 0, 0, False, "tests define no check(candidate) function")
+        asserts = 0
+        body = []
+        for statement in check.body:
+            if isinstance_(statement, ast.Assert):
+                index = ast.Constant(asserts)
+                handler = ast.ExceptHandler(
+                    type=ast.Name("Exception", ast.Load()),
+                    name="_minedit_error",
+                    body=[
+                        ast.Expr(
+                            ast.Yield(ast.Tuple([index, ast.Constant(False), ast.Name("_minedit_error", ast.Load())], ast.Load()))
+                        )
+                    ],
+                )
+                wrapped = ast.Try(
+                    body=[statement],
+                    handlers=[handler],
+                    orelse=[ast.Expr(ast.Yield(ast.Tuple([index, ast.Constant(True), ast.Constant(None)], ast.Load())))],
+                    finalbody=[],
+                )
+                body.append(ast.copy_location(wrapped, statement))
+                asserts += 1
+            else:
+                for inner in ast.walk(statement):
+                    if isinstance_(inner, ast.Assert):
+                        nested_asserts = True
+                body.append(statement)
+        check.body = body
+        ast.fix_missing_locations(tests_tree)
+        # Asserts inside loops or helpers, or none at top level: "check() completes" is one more test.
+        extra_unit = nested_asserts or asserts == 0
+        estimate = asserts + (1 if extra_unit else 0)
+    try:
+        tests_code = compile(tests_tree, "tests.py", "exec")
+    except SyntaxError as e:
+        finish("tests_invalid", 0, 0, False, "tests do not compile: " + describe(type_(e), e))
+
+    # --- the test runner's result class, defined before candidate code --------------------------------
+    outcome = {"failed": {}, "stopped": set(), "memory": False, "first_failure": ""}
+    static_skips = set()
+
+    def note_failure(test, text, exc_type=None):
+        key = test.id() if isinstance_(test, TestCase) else str_(test)
+        if key not in outcome["failed"]:
+            outcome["failed"][key] = text
+        if exc_type is not None and issubclass_(exc_type, MemoryError):
+            outcome["memory"] = True
+        if not outcome["first_failure"]:
+            outcome["first_failure"] = key.rsplit(".", 1)[-1] + ": " + text
+
+    class HarnessResult(TestResult):
+        def addError(self, test, err):
+            note_failure(test, describe(err[0], err[1]), err[0])
+            self.report("ERROR", test, err)
+
+        def addFailure(self, test, err):
+            note_failure(test, describe(err[0], err[1]), err[0])
+            self.report("FAIL", test, err)
+
+        def report(self, kind, test, err):
+            try:
+                text = self._exc_info_to_string(err, test)
+            except BaseException:  # noqa: B036 - a hostile exception's __str__ must not end the run
+                text = describe(err[0], err[1])
+            log(kind + ": " + str_(test) + "\n" + text[-2000:] + "\n")
+
+        def addSubTest(self, test, subtest, err):
+            if err is not None:
+                note_failure(test, "subtest " + str_(subtest) + ": " + describe(err[0], err[1]), err[0])
+
+        def addSkip(self, test, reason):
+            if test.id() not in static_skips:
+                note_failure(test, "skipped at run time: " + str_(reason))
+
+        def addUnexpectedSuccess(self, test):
+            note_failure(test, "unexpected success")
+
+        def addExpectedFailure(self, test, err):
+            pass
+
+        def addSuccess(self, test):
+            pass
+
+        def stopTest(self, test):
+            key = test.id()
+            outcome["stopped"].add(key)
+            if key not in static_skips:
+                emit("test", {"name": key.rsplit(".", 1)[-1], "ok": key not in outcome["failed"]})
+            tampered = check_integrity()
+            if tampered:
+                finish("tampered", 0, total_holder[0], False, "test runner tampered: " + tampered)
+
+    total_holder = [estimate]
+
+    # --- integrity snapshot -------------------------------------------------------------------------------
+    def parts(value):
+        if isinstance_(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if isinstance_(value, property):
+            return (value.fget, value.fset, value.fdel)
+        if isinstance_(value, FunctionType):
+            return (value.__code__, value.__defaults__, value.__kwdefaults__, value.__closure__, value.__globals__)
+        return ()
+
+    watched_modules = [
+        builtins,
+        unittest,
+        unittest.case,
+        unittest.result,
+        unittest.suite,
+        unittest.loader,
+        unittest.util,
+        json,
+        json.encoder,
+    ]
+    watched_classes = [HarnessResult, json.JSONEncoder]
+    for module in watched_modules[1:]:
+        for value in list(vars(module).values()):
+            if isinstance_(value, type) and value.__module__.startswith("unittest") and value not in watched_classes:
+                watched_classes.append(value)
+    def snapshot(namespace):
+        return [(key, value, parts(value)) for key, value in list(namespace.items())]
+
+    snapshots = []
+    for module in watched_modules:
+        snapshots.append(("module " + module.__name__, vars(module), snapshot(vars(module)), None))
+    for cls in watched_classes:
+        ns = cls.__dict__
+        snapshots.append(("class " + cls.__qualname__, ns, snapshot(ns), frozenset(ns.keys())))
+    module_identities = [(name, sys.modules.get(name)) for name in ("builtins", "json", "json.encoder")] + [
+        (name, sys.modules.get(name)) for name in list(sys.modules) if name.startswith("unittest")
+    ]
+
+    def check_integrity():
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            return "a trace or profile function is installed"
+        for name, module in module_identities:
+            if sys.modules.get(name) is not module:
+                return "sys.modules[" + repr(name) + "] replaced"
+        for label, ns, entries, keys in snapshots:
+            if keys is not None and frozenset(ns.keys()) != keys:
+                return label + " gained or lost attributes"
+            for key, value, value_parts in entries:
+                current = ns.get(key, ns)
+                if current is not value:
+                    return label + "." + str_(key) + " replaced"
+                now = parts(current)
+                if len_(now) != len_(value_parts) or any(a is not b for a, b in zip(now, value_parts)):
+                    return label + "." + str_(key) + " modified"
+        for fn, code in harness_codes:
+            if fn.__code__ is not code:
+                return "harness function " + fn.__name__ + " modified"
+        return ""
+
+    harness_codes = [(fn, fn.__code__) for fn in (emit, finish, check_integrity, note_failure, describe, parts, log)]
+
+    # --- run -------------------------------------------------------------------------------------------
+    emit("ready", {"total": estimate})
+    if style == "unittest":
+        # As BigCodeBench: one module named __test__ holding program and tests, with sys/os pre-imported.
+        module = types.ModuleType("__test__")
+        module.__dict__.update(
+            {"__builtins__": builtins, "__file__": "__test__.py", "__package__": None, "sys": sys, "os": os, "environ": os.environ}
+        )
+        sys.modules["__test__"] = module
+        namespace = module.__dict__
+    else:
+        namespace = {"__name__": "__test__", "__builtins__": builtins}
+
+    try:
+        exec(compile(program_source, "program.py", "exec"), namespace)
+    except BaseException as e:  # noqa: B036 - SystemExit and KeyboardInterrupt included on purpose
+        memory = isinstance_(e, MemoryError)
+        release_ballast()
+        log("program.py raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
+        if isinstance_(e, SystemExit):
+            detail = "the program called sys.exit(" + str_(e.code) + ") while loading"
+        else:
+            detail = "the program raised while loading: " + describe(type_(e), e)
+        finish("program_error", 0, total_holder[0], memory, detail)
+    tampered = check_integrity()
+    if tampered:
+        finish("tampered", 0, total_holder[0], False, "test runner tampered: " + tampered)
+
+    namespace["__builtins__"] = builtins
+    try:
+        exec(tests_code, namespace)
+    except BaseException as e:  # noqa: B036
+        finish("program_error", 0, total_holder[0], isinstance_(e, MemoryError), "the tests raised while loading: " + describe(type_(e), e))
+    tampered = check_integrity()
+    if tampered:
+        finish("tampered", 0, total_holder[0], False, "test runner tampered: " + tampered)
+
+    if style == "unittest":
+        cases = namespace.get("TestCases")
+        if not (isinstance_(cases, type) and issubclass_(cases, TestCase)):
+            finish("tests_invalid", 0, 0, False, "tests define no TestCases(unittest.TestCase) class")
+        loader = TestLoader()
+        names = loader.getTestCaseNames(cases)
+        prefix = cases.__module__ + "." + cases.__qualname__ + "."
+        class_skipped = getattr_(cases, "__unittest_skip__", False)
+        for name in names:
+            if class_skipped or getattr_(getattr_(cases, name), "__unittest_skip__", False):
+                static_skips.add(prefix + name)
+        counted = [prefix + name for name in names if prefix + name not in static_skips]
+        total = len_(counted)
+        total_holder[0] = total
+        if total == 0:
+            finish("tests_invalid", 0, 0, False, "TestCases has no runnable tests")
+        emit("loaded", {"total": total})
+        suite = loader.loadTestsFromTestCase(cases)
+        result = HarnessResult()
+        try:
+            TestSuite.run(suite, result)
+        except BaseException as e:  # noqa: B036 - a KeyboardInterrupt from the candidate ends the run
+            note_failure(cases, "the test run was interrupted: " + describe(type_(e), e), type_(e))
+        tampered = check_integrity()
+        if tampered:
+            finish("tampered", 0, total, False, "test runner tampered: " + tampered)
+        # A test passed if it ran to its end and nothing was reported against it; a class-level failure
+        # (setUpClass, tearDownClass) is reported against the class and fails the run as a whole.
+        passed = sum(1 for key in counted if key in outcome["stopped"] and key not in outcome["failed"])
+        all_ok = passed == total and not outcome["failed"]
+        finish("ok", passed, total, outcome["memory"], outcome["first_failure"], all_ok)
+
+    # assert style
+    candidate = namespace.get(entry_point)
+    total = total_holder[0]
+    if candidate is None:
+        finish("ok", 0, total, False, "the program does not define " + entry_point)
+    check_fn = namespace["check"]
+    passed = 0
+    failure = ""
+    memory = False
+    completed = False
+    try:
+        if asserts == 0:
+            check_fn(candidate)
+        else:
+            for index, ok, error in check_fn(candidate):
+                if ok:
+                    passed += 1
+                else:
+                    memory = memory or isinstance_(error, MemoryError)
+                    text = "assert #" + str_(index + 1) + ": " + describe(type_(error), error)
+                    log("FAIL: " + text + "\n")
+                    failure = failure or text
+                emit("test", {"name": "assert #" + str_(index + 1), "ok": ok})
+                tampered = check_integrity()
+                if tampered:
+                    finish("tampered", 0, total, False, "test runner tampered: " + tampered)
+        completed = True
+    except BaseException as e:  # noqa: B036
+        memory = memory or isinstance_(e, MemoryError)
+        log("check() raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
+        failure = failure or "check() raised: " + describe(type_(e), e)
+    tampered = check_integrity()
+    if tampered:
+        finish("tampered", 0, total, False, "test runner tampered: " + tampered)
+    if extra_unit:
+        emit("test", {"name": "check() completes", "ok": completed})
+        passed += 1 if completed else 0
+    finish("ok", passed, total, memory, failure, passed == total)
+
+
+_harness()

@@ -1,0 +1,108 @@
+/**
+ * The `minedit` command line: `minedit <command> [...]`. Dispatches to one module per command
+ * (src/cli/<command>.ts), each of which parses its flags, does the work and returns an exit code.
+ * bin/minedit.js is the launcher; this module is also importable (tests, embedding) via {@link main}.
+ */
+import { readFileSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { EXIT, runScore, scoreHelp } from "./score.js";
+
+/** The process streams a command uses, injectable so a command can run in-process. */
+export type CliIo = {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean; columns?: number };
+};
+
+type Command = {
+  /** One line for `minedit --help`. */
+  synopsis: string;
+  help(): string;
+  run(argv: readonly string[], io: CliIo): Promise<number>;
+};
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  score: {
+    synopsis: "score FILE.jsonl --no-exec   score completions offline (edit distance; tests are not run yet)",
+    help: scoreHelp,
+    run: runScore,
+  },
+};
+
+/** The version in package.json (two levels up from both src/cli and dist/cli). */
+export function version(): string {
+  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return String((JSON.parse(text) as { version?: unknown }).version);
+}
+
+/** `minedit --help`. */
+export function mainHelp(): string {
+  const commands = Object.values(COMMANDS)
+    .map((c) => `  ${c.synopsis}`)
+    .join("\n");
+  return (
+    `Usage: minedit <command> [options]
+
+minedit computes the edit-minimality reward for Python code repairs: a repair that passes earns more
+the closer it stays to the minimal fix.
+
+  reward = λexec − λedit·(d(M,C) − d(G,C)) if the repair passes, else the failure reward
+  (d = normalized token edit distance; M = model's program, C = corrupted program, G = gold repair)
+
+Commands:
+${commands}
+
+Options:
+  -h, --help      show this help; \`minedit <command> --help\` (or \`minedit help <command>\`) for a command
+  -V, --version   print the version
+
+Exit codes: ${EXIT.ok} success, ${EXIT.badRows} some input rows were bad (the rest were processed), ` +
+    `${EXIT.usage} usage error, ${EXIT.internal} internal error.
+`
+  );
+}
+
+const DEFAULT_IO: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+
+/** Runs `minedit` with the arguments after the program name; resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = DEFAULT_IO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    io.stderr.write(mainHelp());
+    return EXIT.usage;
+  }
+  if (first === "-h" || first === "--help") {
+    io.stdout.write(mainHelp());
+    return EXIT.ok;
+  }
+  if (first === "-V" || first === "--version") {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  if (first === "help") {
+    const topic = rest[0];
+    if (topic === undefined) {
+      io.stdout.write(mainHelp());
+      return EXIT.ok;
+    }
+    const command = commandNamed(topic);
+    if (command === undefined) return unknownCommand(topic, io);
+    io.stdout.write(command.help());
+    return EXIT.ok;
+  }
+  const command = commandNamed(first);
+  if (command === undefined) return unknownCommand(first, io);
+  return command.run(rest, io);
+}
+
+/** Own keys only: `minedit constructor` must not find Object.prototype.constructor. */
+function commandNamed(name: string): Command | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
+function unknownCommand(name: string, io: CliIo): number {
+  const known = Object.keys(COMMANDS).join(", ");
+  const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;
+  io.stderr.write(`minedit: ${what} (commands: ${known}).\nRun \`minedit --help\` for usage.\n`);
+  return EXIT.usage;
+}

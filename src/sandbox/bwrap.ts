@@ -1,0 +1,481 @@
+/**
+ * The embedded sandbox backend (SPEC §7): Linux namespaces through bubblewrap, no daemon.
+ *
+ * One run is one `bwrap` process tree:
+ *
+ *   [setpriv --reuid=65534 --regid=65534 --clear-groups]   only when minedit runs as root, see below
+ *   bwrap --unshare-all --unshare-user --disable-userns --uid 65534 --gid 65534
+ *         --die-with-parent --new-session --hostname sandbox
+ *         --ro-bind /usr /usr  --symlink usr/bin /bin  …            the runtime, read-only, nothing else
+ *         --proc /proc --dev /dev --size <scratchBytes> --tmpfs /tmp --chdir /tmp
+ *         --file <fd> /tmp/<name> …                                 the request's files, copied from pipes
+ *         --clearenv --setenv … --json-status-fd 3
+ *         -- /usr/bin/prlimit --as=… --nproc=… --fsize=… --core=0 -- <argv>
+ *
+ * Why each part:
+ * - `--unshare-all` gives new user, pid, net, ipc, uts and cgroup namespaces: a network namespace with
+ *   only a down loopback means every connect() fails; the pid namespace means the sandbox's init (bwrap)
+ *   ends every process of the run when the command exits or bwrap is killed; `--die-with-parent` ties
+ *   that to this Node process, so a crashed server leaves no orphans.
+ * - Root is exempt from RLIMIT_NPROC and holds capabilities inside a namespace bwrap does not make a user
+ *   namespace for, so as root we first drop to an unprivileged host uid with `setpriv` and let bwrap
+ *   build an unprivileged user namespace. `--disable-userns` stops the program from nesting a new user
+ *   namespace to regain capabilities.
+ * - Limits are set by `prlimit` *inside* the namespace: since Linux 5.14 RLIMIT_NPROC is counted per
+ *   (user namespace, uid), so each run's fork budget is its own and concurrent runs do not share it.
+ *   (Set outside, the limit would also be recorded as the namespace's ceiling and charged against all
+ *   runs of the uid together.) `tests/sandbox/hostile.test.ts` checks a fork bomb stops there.
+ * - The scratch directory is a size-capped tmpfs, not a host directory: the program cannot fill the host
+ *   disk, and there is nothing to clean up. Files arrive through `--file FD`, from pipes this process
+ *   writes.
+ * - `--json-status-fd` reports the child's pid once bwrap has set everything up; a run that ends without
+ *   it never started, which is the sandbox's fault (MineditError Unavailable), whatever it printed. The
+ *   program cannot forge that: it only runs after the report.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { delimiter, dirname, join, posix } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { ErrorCode, MineditError } from "../errors.js";
+import type { ExecutionLimits, ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
+
+/** Backend options; every field has a default that works on Debian/Ubuntu with `bubblewrap` installed. */
+export type BwrapOptions = {
+  /** The bubblewrap binary; default: `bwrap` found on the host PATH. */
+  bwrapPath?: string;
+  /**
+   * Host interpreter exposed inside as `python3` (first on the sandbox PATH). Default `/usr/bin/python3`,
+   * the distribution's CPython. An interpreter outside the default read-only paths gets its install
+   * prefix (two levels above the resolved binary) bound read-only; that directory must be readable by
+   * the sandbox uid.
+   */
+  pythonPath?: string;
+  /** Extra host paths bound read-only at the same place (e.g. a virtualenv with the tasks' libraries). */
+  readOnlyPaths?: string[];
+  /** Size of the tmpfs that is the scratch directory (and /tmp). Default 128 MiB. */
+  scratchBytes?: number;
+  /** Host uid/gid the sandbox runs as when minedit runs as root. Default 65534 (nobody). */
+  sandboxUid?: number;
+  sandboxGid?: number;
+};
+
+/** Host paths the runtime needs, bound read-only (symlinks such as Debian's `/bin -> usr/bin` are copied). */
+const RUNTIME_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"];
+/** Single /etc entries the runtime needs: the dynamic loader cache, `alternatives` links, the time zone. */
+const ETC_PATHS = ["/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
+/** Where the configured interpreter appears inside. */
+const SANDBOX_BIN = "/opt/minedit/bin";
+const SCRATCH = "/tmp";
+/** The uid/gid the program sees (mapped to the host uid bwrap runs as). */
+const INNER_ID = "65534";
+
+/**
+ * Environment inside. Fixed hash seed so set/dict iteration order (and so test outcomes) are reproducible;
+ * single-threaded BLAS so a numpy import fits the address-space limit on many-core hosts and runs are
+ * comparable; a non-GUI matplotlib backend (BigCodeBench plots).
+ */
+const SANDBOX_ENV: Readonly<Record<string, string>> = {
+  PATH: `${SANDBOX_BIN}:/usr/local/bin:/usr/bin:/bin`,
+  HOME: SCRATCH,
+  TMPDIR: SCRATCH,
+  LANG: "C.UTF-8",
+  PYTHONHASHSEED: "0",
+  PYTHONDONTWRITEBYTECODE: "1",
+  MPLBACKEND: "Agg",
+  OPENBLAS_NUM_THREADS: "1",
+  OMP_NUM_THREADS: "1",
+  MKL_NUM_THREADS: "1",
+};
+
+/** At most this much of bwrap's status channel is kept (the program inherits nothing of it, but be safe). */
+const STATUS_CAP_BYTES = 64 * 1024;
+/** How much of stderr the out-of-memory heuristic looks at. */
+const MEMORY_SCAN_BYTES = 4096;
+/** What runtimes print when an allocation fails under RLIMIT_AS. */
+const MEMORY_MESSAGE = /\bMemoryError\b|std::bad_alloc|Cannot allocate memory|[Oo]ut of memory/;
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function unavailable(message: string): MineditError {
+  return new MineditError(ErrorCode.Unavailable, `bwrap sandbox: ${message}`);
+}
+
+/** Scratch-relative path check: no absolute paths, no `..`, no empty segments. */
+function checkRelativePath(path: string): string[] {
+  const parts = path.split("/");
+  if (path === "" || path.startsWith("/") || parts.some((p) => p === "" || p === "." || p === "..")) {
+    throw new MineditError(
+      ErrorCode.InvalidArgument,
+      `sandbox file path ${JSON.stringify(path)} is not a plain relative path`,
+      {
+        field: "files",
+      },
+    );
+  }
+  return parts;
+}
+
+function checkLimits(limits: ExecutionLimits): void {
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new MineditError(ErrorCode.InvalidArgument, `limit ${key} must be a positive integer`, {
+        field: `limits.${key}`,
+      });
+    }
+  }
+}
+
+function signalName(signal: number): string | null {
+  for (const [name, value] of Object.entries(osConstants.signals)) {
+    if (value === signal) return name;
+  }
+  return null;
+}
+
+/** Collects a stream up to a shared byte budget. */
+class OutputCollector {
+  private readonly chunks: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
+  private total = 0;
+  truncated = false;
+
+  constructor(
+    private readonly cap: number,
+    private readonly onOverflow: () => void,
+  ) {}
+
+  add(stream: "stdout" | "stderr", chunk: Buffer): void {
+    if (this.truncated) return;
+    const room = this.cap - this.total;
+    if (chunk.length > room) {
+      if (room > 0) this.chunks[stream].push(chunk.subarray(0, room));
+      this.total = this.cap;
+      this.truncated = true;
+      this.onOverflow();
+      return;
+    }
+    this.chunks[stream].push(chunk);
+    this.total += chunk.length;
+  }
+
+  text(stream: "stdout" | "stderr"): string {
+    return Buffer.concat(this.chunks[stream]).toString("utf8");
+  }
+}
+
+/** A running child and the promise of its end, so `close()` can kill and await everything. */
+type Active = { kill: () => void; done: Promise<unknown> };
+
+export class BwrapSandbox implements Sandbox {
+  readonly name = "bwrap";
+  private readonly active = new Set<Active>();
+  private closed = false;
+
+  private constructor(
+    /** The launcher prefix: `[setpriv, …, bwrap]` or `[bwrap]`. */
+    private readonly launcher: readonly string[],
+    /** Mount and environment arguments that do not depend on the request. */
+    private readonly fixedArgs: readonly string[],
+    private readonly prlimitPath: string,
+  ) {}
+
+  /**
+   * Resolves binaries, builds the fixed part of the command line and runs `true` in a sandbox, so a host
+   * without working user namespaces fails here, once, with bwrap's own message.
+   */
+  static async create(options: BwrapOptions = {}): Promise<BwrapSandbox> {
+    const bwrap = options.bwrapPath ?? findOnPath("bwrap");
+    if (bwrap === undefined || !existsSync(bwrap)) {
+      throw unavailable("`bwrap` not found; install bubblewrap (Debian: apt-get install -y bubblewrap)");
+    }
+    const prlimitFound = findOnPath("prlimit");
+    if (prlimitFound === undefined) {
+      throw unavailable("`prlimit` not found; install util-linux");
+    }
+    // Resolved, so Debian's `/bin -> usr/bin` layout still lands under the bound `/usr`.
+    const prlimit = realpathSync(prlimitFound);
+    const launcher: string[] = [];
+    if (process.getuid?.() === 0) {
+      const setpriv = findOnPath("setpriv");
+      if (setpriv === undefined)
+        throw unavailable("running as root needs `setpriv` (util-linux) to drop privileges");
+      const uid = options.sandboxUid ?? 65534;
+      const gid = options.sandboxGid ?? 65534;
+      launcher.push(setpriv, `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups");
+    }
+    launcher.push(bwrap);
+
+    const pythonPath = options.pythonPath ?? "/usr/bin/python3";
+    let python: string;
+    try {
+      python = realpathSync(pythonPath);
+      accessSync(python, constants.X_OK);
+    } catch {
+      throw unavailable(`interpreter ${pythonPath} is missing (Debian: apt-get install -y python3)`);
+    }
+
+    const args: string[] = [
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--uid",
+      INNER_ID,
+      "--gid",
+      INNER_ID,
+      "--die-with-parent",
+      "--new-session",
+      "--hostname",
+      "sandbox",
+    ];
+    const bound: string[] = [];
+    for (const path of RUNTIME_PATHS) {
+      if (!existsSync(path)) continue;
+      if (lstatSync(path).isSymbolicLink()) {
+        args.push("--symlink", readlinkSync(path), path);
+      } else {
+        args.push("--ro-bind", path, path);
+        bound.push(path);
+      }
+    }
+    for (const path of ETC_PATHS) args.push("--ro-bind-try", path, path);
+    const underBound = (p: string) => bound.some((b) => p === b || p.startsWith(`${b}/`));
+    const extra = [...(options.readOnlyPaths ?? [])];
+    if (!underBound(python)) extra.push(dirname(dirname(python)));
+    for (const path of extra) {
+      if (!underBound(path)) {
+        args.push("--ro-bind", path, path);
+        bound.push(path);
+      }
+    }
+    if (!underBound(prlimit)) throw unavailable(`prlimit at ${prlimit} is outside the runtime paths`);
+    args.push(
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "--size",
+      String(options.scratchBytes ?? 128 * 1024 * 1024),
+      "--tmpfs",
+      SCRATCH,
+      "--dir",
+      SANDBOX_BIN,
+      "--symlink",
+      python,
+      `${SANDBOX_BIN}/python3`,
+      "--chdir",
+      SCRATCH,
+      "--clearenv",
+    );
+    for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
+
+    const sandbox = new BwrapSandbox(launcher, args, prlimit);
+    const probe = await sandbox.run({
+      files: {},
+      argv: ["python3", "-c", "pass"],
+      limits: {
+        wallTimeMs: 30_000,
+        memoryBytes: 1 << 30,
+        maxProcesses: 16,
+        maxFileBytes: 1 << 20,
+        maxOutputBytes: 1 << 16,
+      },
+    });
+    if (probe.exitCode !== 0) {
+      throw unavailable(
+        `probe run failed (exit ${probe.exitCode}, signal ${probe.signal}): ${probe.stderr.trim()}`,
+      );
+    }
+    return sandbox;
+  }
+
+  /**
+   * The full command line for a request whose files go to fds 4, 5, … in `Object.keys(files)` order
+   * (fd 3 is bwrap's status channel). Exposed for logs and reports.
+   */
+  commandLine(files: Record<string, string>, argv: readonly string[], limits: ExecutionLimits): string[] {
+    const args = [...this.launcher, ...this.fixedArgs];
+    const dirs = new Set<string>();
+    Object.keys(files).forEach((path, index) => {
+      const parts = checkRelativePath(path);
+      for (let i = 1; i < parts.length; i++) {
+        const dir = posix.join(SCRATCH, ...parts.slice(0, i));
+        if (!dirs.has(dir)) {
+          dirs.add(dir);
+          args.push("--dir", dir);
+        }
+      }
+      args.push("--file", String(4 + index), posix.join(SCRATCH, path));
+    });
+    args.push(
+      "--json-status-fd",
+      "3",
+      "--",
+      this.prlimitPath,
+      `--as=${limits.memoryBytes}`,
+      `--nproc=${limits.maxProcesses}`,
+      `--fsize=${limits.maxFileBytes}`,
+      "--core=0",
+      "--",
+      ...argv,
+    );
+    return args;
+  }
+
+  async run(request: ExecutionRequest): Promise<ExecutionResult> {
+    if (this.closed) throw unavailable("the sandbox is closed");
+    checkLimits(request.limits);
+    if (request.argv.length === 0) {
+      throw new MineditError(ErrorCode.InvalidArgument, "argv is empty", { field: "argv" });
+    }
+    const command = this.commandLine(request.files, request.argv, request.limits);
+    const contents = Object.values(request.files);
+    const started = performance.now();
+    if (request.signal?.aborted) {
+      return emptyResult({ cancelled: true, wallTimeMs: 0 });
+    }
+
+    let child: ChildProcess;
+    try {
+      child = spawn(command[0] as string, command.slice(1), {
+        // Own process group, so a kill reaches bwrap even if it forked; the program itself is in a new
+        // session inside and dies with the pid namespace.
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe", "pipe", ...contents.map(() => "pipe" as const)],
+      });
+    } catch (e) {
+      throw unavailable(`cannot spawn bwrap: ${(e as Error).message}`);
+    }
+
+    let timedOut = false;
+    let cancelled = false;
+    let killed = false;
+    const kill = () => {
+      if (killed || child.pid === undefined) return;
+      killed = true;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    const output = new OutputCollector(request.limits.maxOutputBytes, kill);
+    let status = "";
+    let childStarted = false;
+
+    const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }>(
+      (resolve) => {
+        child.once("error", (error) => resolve({ code: null, signal: null, spawnError: error }));
+        child.once("close", (code, signal) => resolve({ code, signal }));
+      },
+    );
+    const entry: Active = { kill, done };
+    this.active.add(entry);
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, request.limits.wallTimeMs);
+    const onAbort = () => {
+      cancelled = true;
+      kill();
+    };
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.stdout?.on("data", (chunk: Buffer) => output.add("stdout", chunk));
+    child.stderr?.on("data", (chunk: Buffer) => output.add("stderr", chunk));
+    const statusStream = child.stdio[3] as Readable;
+    statusStream.on("data", (chunk: Buffer) => {
+      if (status.length < STATUS_CAP_BYTES) status += chunk.toString("utf8");
+      if (!childStarted && status.includes('"child-pid"')) childStarted = true;
+    });
+    // Writes to a program that exited early fail with EPIPE; that is the program's business.
+    const feed = (stream: Writable, data: string) => {
+      stream.on("error", () => {});
+      stream.end(data);
+    };
+    feed(child.stdin as Writable, request.stdin ?? "");
+    contents.forEach((content, index) => {
+      feed(child.stdio[4 + index] as Writable, content);
+    });
+
+    const end = await done;
+    clearTimeout(timer);
+    request.signal?.removeEventListener("abort", onAbort);
+    this.active.delete(entry);
+    const wallTimeMs = Math.round(performance.now() - started);
+
+    if (end.spawnError !== undefined) {
+      throw unavailable(`cannot start bwrap: ${end.spawnError.message}`);
+    }
+    const stdout = output.text("stdout");
+    const stderr = output.text("stderr");
+    if (!childStarted) {
+      // Killed by us before the program started: a cancelled or timed-out run (the wall limit covers
+      // start-up), not a broken sandbox. Ended on its own before starting: bwrap failed.
+      if (cancelled) return emptyResult({ cancelled: true, wallTimeMs });
+      if (timedOut)
+        return { ...emptyResult({ cancelled: false, wallTimeMs }), signal: "SIGKILL", timedOut: true };
+      throw unavailable(
+        `the sandbox did not start (exit ${end.code}, signal ${end.signal}): ${stderr.trim()}`,
+      );
+    }
+
+    // bwrap's init reports a program killed by signal N as exit status 128 + N.
+    let exitCode = end.code;
+    let signal: string | null = end.signal;
+    if (exitCode !== null && exitCode > 128 && exitCode < 128 + 65) {
+      signal = signalName(exitCode - 128);
+      if (signal !== null) exitCode = null;
+    }
+    const ended = exitCode !== 0 && !killed;
+    const memoryExceeded =
+      ended && (signal === "SIGKILL" || MEMORY_MESSAGE.test(stderr.slice(-MEMORY_SCAN_BYTES)));
+    return {
+      exitCode,
+      signal,
+      stdout,
+      stderr,
+      timedOut: timedOut && !cancelled,
+      memoryExceeded,
+      outputTruncated: output.truncated,
+      wallTimeMs,
+      cancelled,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const running = [...this.active];
+    for (const entry of running) entry.kill();
+    await Promise.allSettled(running.map((entry) => entry.done));
+  }
+}
+
+function emptyResult(fields: { cancelled: boolean; wallTimeMs: number }): ExecutionResult {
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    memoryExceeded: false,
+    outputTruncated: false,
+    ...fields,
+  };
+}
+
+/** Creates the bwrap backend; see {@link BwrapSandbox.create}. */
+export function createBwrapSandbox(options: BwrapOptions = {}): Promise<BwrapSandbox> {
+  return BwrapSandbox.create(options);
+}

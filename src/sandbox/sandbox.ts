@@ -1,0 +1,83 @@
+/**
+ * The one execution-sandbox interface (SPEC §2.6, §7). Runners (src/runners/) build the files and argv
+ * of a test program and hand them to a `Sandbox`; backends (bwrap.ts, the embedded default; docker.ts,
+ * the production one) decide how the isolation is done. A backend must give every run:
+ *
+ * - a private, writable scratch directory as the working directory, holding exactly `files`;
+ *   nothing of the host outside the language runtime is readable, nothing outside scratch is writable;
+ * - no network;
+ * - the limits of {@link ExecutionLimits}, with the whole process tree gone when a run ends, times out or
+ *   is cancelled.
+ *
+ * What the program did (exit code, signal, timeout, output) is data in the {@link ExecutionResult}. A
+ * backend throws `MineditError(ErrorCode.Unavailable, …)` only when the sandbox itself could not start,
+ * which callers turn into the `INFRA_ERROR` verdict (SPEC §2.4: infrastructure faults are not failures).
+ */
+
+/** Resource limits for one run. Units are in the names. */
+export type ExecutionLimits = {
+  /** Wall-clock limit from start to kill, sandbox start-up included. */
+  wallTimeMs: number;
+  /** Address-space limit of each process (RLIMIT_AS semantics: virtual memory, not resident). */
+  memoryBytes: number;
+  /** Maximum number of processes and threads alive at once in the sandbox, the runtime's own included. */
+  maxProcesses: number;
+  /** Largest file a process may write (RLIMIT_FSIZE). */
+  maxFileBytes: number;
+  /** Stdout plus stderr bytes kept; a run that writes more is killed and marked `outputTruncated`. */
+  maxOutputBytes: number;
+};
+
+/** SPEC §2.6 defaults: 10 s wall, 1 GiB memory, 64 processes, 16 MiB files, 1 MiB output. */
+export const DEFAULT_LIMITS: ExecutionLimits = Object.freeze({
+  wallTimeMs: 10_000,
+  memoryBytes: 1024 * 1024 * 1024,
+  maxProcesses: 64,
+  maxFileBytes: 16 * 1024 * 1024,
+  maxOutputBytes: 1024 * 1024,
+});
+
+/** One program execution. */
+export type ExecutionRequest = {
+  /** Files written into the scratch directory before start: relative path → UTF-8 content. */
+  files: Record<string, string>;
+  /** The command, resolved on the sandbox's PATH; runs with the scratch directory as cwd. */
+  argv: string[];
+  /** Bytes fed to stdin (UTF-8), then stdin is closed. Absent means empty stdin. */
+  stdin?: string;
+  limits: ExecutionLimits;
+  /** Aborting kills the run promptly; the result then has `cancelled: true`. */
+  signal?: AbortSignal;
+};
+
+/** What happened. Exactly one of `exitCode` / `signal` is non-null unless the run never started. */
+export type ExecutionResult = {
+  exitCode: number | null;
+  /** Name of the signal that ended the program (`"SIGKILL"`), or null. */
+  signal: string | null;
+  /** Captured stdout, decoded as UTF-8 (invalid bytes replaced), at most `maxOutputBytes` together with stderr. */
+  stdout: string;
+  stderr: string;
+  /** Killed because `wallTimeMs` passed. */
+  timedOut: boolean;
+  /** The program ran out of memory (allocation failure reported by the runtime, or killed for memory). */
+  memoryExceeded: boolean;
+  /** Killed because it wrote more than `maxOutputBytes`; the captured output is a prefix. */
+  outputTruncated: boolean;
+  /** Wall time from start to the end of the process tree. */
+  wallTimeMs: number;
+  /** Killed (or never started) because the request's `signal` was aborted. */
+  cancelled: boolean;
+};
+
+export interface Sandbox {
+  /** Backend name for logs and reports, e.g. `"bwrap"`. */
+  readonly name: string;
+  /**
+   * Runs one program. Resolves with what the program did; rejects with `MineditError(Unavailable)` only
+   * when the sandbox itself cannot start (or the sandbox was closed).
+   */
+  run(request: ExecutionRequest): Promise<ExecutionResult>;
+  /** Kills every running program and releases the backend; later `run` calls reject. */
+  close(): Promise<void>;
+}

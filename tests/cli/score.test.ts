@@ -1,0 +1,587 @@
+/**
+ * End-to-end tests of `minedit score`: the BUILT CLI (bin/minedit.js → dist/) is spawned on the fixture
+ * files in tests/fixtures/score/, exactly as a user runs it. Expected distances come from CPython 3.11
+ * (`ast.unparse` + `tokenize` + a plain DP Levenshtein, in {@link PY_ORACLE}) or are counted by hand,
+ * never copied from the CLI's own output; the rewards are then recomputed from the formula.
+ */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PLAIN_INTERVAL_MS, Progress, type ProgressStream } from "../../src/cli/progress.js";
+import { REWARD_DEFINITION_VERSION } from "../../src/core/reward.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const FIXTURES = join(ROOT, "tests", "fixtures", "score");
+const fixture = (name: string) => join(FIXTURES, name);
+
+type Run = { status: number | null; stdout: string; stderr: string; rows: Record<string, unknown>[] };
+
+function minedit(args: string[], input?: string): Run {
+  const result = spawnSync(process.execPath, [join(ROOT, "bin", "minedit.js"), ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    input: input ?? "",
+    timeout: 60_000,
+  });
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    // Lazy: only score runs print JSON rows (help and version print text).
+    get rows() {
+      return result.stdout
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+  };
+}
+
+/** Scores with --no-exec and 2 threads (the machine has 2 cores); `extra` goes after the file. */
+function score(file: string, ...extra: string[]): Run {
+  return minedit(["score", file, "--no-exec", "--threads", "2", ...extra]);
+}
+
+function byId(run: Run): Map<unknown, Record<string, unknown>> {
+  return new Map(run.rows.map((row) => [row.id, row]));
+}
+
+/**
+ * CPython 3.11 as the oracle for d(M, C) and d(G, C): tokens(X) = token strings of tokenize on
+ * ast.unparse(ast.parse(X)) without COMMENT/NL/ENCODING/ENDMARKER/INDENT/DEDENT, and a textbook DP.
+ */
+const PY_ORACLE = `
+import ast, io, json, sys, tokenize
+DROP = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
+def toks(src):
+    norm = ast.unparse(ast.parse(src))
+    return [t.string for t in tokenize.generate_tokens(io.StringIO(norm).readline) if t.type not in DROP]
+def lev(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y))
+        prev = cur
+    return prev[-1]
+def d(x, y):
+    a, b = toks(x), toks(y)
+    n = max(len(a), len(b))
+    return 0.0 if n == 0 else lev(a, b) / n
+print(json.dumps([{"dModel": d(r["program"], r["corrupted"]), "dGold": d(r["gold"], r["corrupted"])}
+                  for r in json.load(sys.stdin)]))
+`;
+
+type Triple = { program: string; corrupted: string; gold: string };
+type Distances = { dModel: number; dGold: number };
+
+function oracle(triples: Triple[]): Distances[] {
+  const result = spawnSync("python3", ["-c", PY_ORACLE], {
+    input: JSON.stringify(triples),
+    encoding: "utf8",
+  });
+  expect(result.stderr).toBe("");
+  return JSON.parse(result.stdout) as Distances[];
+}
+
+/** Default reward of a PASSED row (λexec 0.1, λedit 1), with the same float operations as the formula. */
+function fullReward({ dModel, dGold }: Distances, lambdaExec = 0.1, lambdaEdit = 1.0): number {
+  return lambdaExec - lambdaEdit * (dModel - dGold);
+}
+
+// The programs of the fixtures (tests/fixtures/score/*.jsonl), restated so the oracle can see them.
+const ADD_GOLD = "def add(a, b):\n    return a + b\n";
+const ADD_CORRUPT = "def add(a, b):\n    return a - b\n";
+const ADD_OVEREDIT = "def add(x, y):\n    return x + y\n";
+const MAX_GOLD = `def find_max(xs):
+    """Return the largest element of a non-empty list."""
+    best = xs[0]
+    for x in xs[1:]:
+        if x > best:
+            best = x
+    return best
+`;
+const MAX_CORRUPT = MAX_GOLD.replace("if x > best", "if x < best");
+const ADD = { corrupted: ADD_CORRUPT, gold: ADD_GOLD };
+const MAX = { corrupted: MAX_CORRUPT, gold: MAX_GOLD };
+
+let expected: {
+  addPerfect: Distances;
+  addUnchanged: Distances;
+  addOveredit: Distances;
+  maxPerfect: Distances;
+  maxUnchanged: Distances;
+};
+
+let scratch: string;
+
+beforeAll(() => {
+  // The CLI and its worker pool run from dist/.
+  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, encoding: "utf8" });
+  expect(build.stdout + build.stderr).toBe("");
+  expect(build.status).toBe(0);
+  const [addPerfect, addUnchanged, addOveredit, maxPerfect, maxUnchanged] = oracle([
+    { program: ADD_GOLD, ...ADD },
+    { program: ADD_CORRUPT, ...ADD },
+    { program: ADD_OVEREDIT, ...ADD },
+    { program: MAX_GOLD, ...MAX },
+    { program: MAX_CORRUPT, ...MAX },
+  ]) as [Distances, Distances, Distances, Distances, Distances];
+  expected = { addPerfect, addUnchanged, addOveredit, maxPerfect, maxUnchanged };
+  scratch = mkdtempSync(join(tmpdir(), "minedit-score-test-"));
+});
+
+afterAll(() => {
+  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+});
+
+describe("the oracle itself", () => {
+  it("agrees with a hand count on the add task", () => {
+    // def add ( a , b ) : NEWLINE return a + b NEWLINE → 14 tokens (INDENT/DEDENT dropped); `-` → `+` is 1 edit.
+    expect(expected.addPerfect.dGold).toBe(1 / 14);
+    // Renaming a→x and b→y (4 substitutions) plus the `-` → `+` fix: 5 of 14.
+    expect(expected.addOveredit.dModel).toBe(5 / 14);
+    expect(expected.addUnchanged.dModel).toBe(0);
+  });
+});
+
+describe("minedit score --no-exec on inline rows", () => {
+  let run: Run;
+  let rows: Map<unknown, Record<string, unknown>>;
+  beforeAll(() => {
+    run = score(fixture("rollouts.jsonl"));
+    rows = byId(run);
+  });
+
+  it("exits 0, writes one row per input row in input order", () => {
+    expect(run.status).toBe(0);
+    expect(run.rows.map((r) => r.id)).toEqual([
+      "perfect",
+      "unchanged",
+      "overedit-bare",
+      "overedit-fenced",
+      "formatting",
+      6,
+      "unparsable",
+      "empty",
+      "empty-fence",
+    ]);
+  });
+
+  it("gives a perfect repair exactly 0.1 with zero excess", () => {
+    const row = rows.get("perfect");
+    expect(row).toEqual({
+      id: "perfect",
+      reward: 0.1,
+      verdict: "PASSED",
+      d_model: expected.addPerfect.dModel,
+      d_gold: expected.addPerfect.dGold,
+      excess: 0,
+      detail: "",
+      reward_version: REWARD_DEFINITION_VERSION,
+    });
+  });
+
+  it("rewards returning the corrupted program unchanged above 0.1 (negative excess kept)", () => {
+    const row = rows.get("unchanged");
+    expect(row?.d_model).toBe(0);
+    expect(row?.excess).toBe(-expected.addUnchanged.dGold);
+    expect(row?.excess as number).toBeLessThan(0);
+    expect(row?.reward).toBe(fullReward(expected.addUnchanged));
+    expect(row?.reward as number).toBeGreaterThan(0.1);
+  });
+
+  it("scores a fenced answer after </think> and prose exactly like the bare program", () => {
+    const bare = rows.get("overedit-bare");
+    const fenced = rows.get("overedit-fenced");
+    expect(bare?.d_model).toBe(expected.addOveredit.dModel);
+    expect(bare?.excess).toBe(expected.addOveredit.dModel - expected.addOveredit.dGold);
+    expect(bare?.reward).toBe(fullReward(expected.addOveredit));
+    // An excess of 4/14 (≈ 0.29) takes the reward close to the failure reward.
+    expect(bare?.reward as number).toBeLessThan(0);
+    const { id: _a, ...bareRest } = bare ?? {};
+    const { id: _b, ...fencedRest } = fenced ?? {};
+    expect(fencedRest).toEqual(bareRest);
+  });
+
+  it("ignores comments, quotes, parentheses and blank lines (normalization), still 0.1", () => {
+    expect(rows.get("formatting")).toMatchObject({
+      reward: 0.1,
+      verdict: "PASSED",
+      d_model: expected.addPerfect.dModel,
+      excess: 0,
+    });
+    expect(rows.get(6)).toMatchObject({
+      reward: 0.1,
+      verdict: "PASSED",
+      d_model: expected.maxPerfect.dModel,
+      d_gold: expected.maxPerfect.dGold,
+      excess: 0,
+    });
+  });
+
+  it("gives UNPARSABLE and NO_CODE the failure reward, with null distances", () => {
+    expect(rows.get("unparsable")).toMatchObject({
+      reward: -0.2,
+      verdict: "UNPARSABLE",
+      d_model: null,
+      d_gold: null,
+      excess: null,
+    });
+    expect(rows.get("unparsable")?.detail).not.toBe("");
+    for (const id of ["empty", "empty-fence"]) {
+      expect(rows.get(id)).toMatchObject({ reward: -0.2, verdict: "NO_CODE", d_model: null, excess: null });
+    }
+  });
+
+  it("summarizes on stderr: rows, verdict counts, mean reward, bad rows, time and rate", () => {
+    expect(run.stderr).toMatch(/9 rows scored, 0 bad rows, \d+\.\d\d s, \d+\.\d rollouts\/s/);
+    expect(run.stderr).toContain("verdicts: PASSED 6, UNPARSABLE 1, NO_CODE 2");
+    const rewards = run.rows.map((r) => r.reward as number);
+    const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+    expect(run.stderr).toContain(`mean reward: ${Number(mean.toPrecision(6))} over 9 scored rows`);
+    expect(run.stderr).toContain("tests were not run");
+  });
+});
+
+describe("reward options", () => {
+  it("--variant correctness_only: every passing row gets λexec, failures −0.2, distances still reported", () => {
+    const run = score(fixture("rollouts.jsonl"), "--variant", "correctness_only");
+    expect(run.status).toBe(0);
+    const rows = byId(run);
+    for (const id of ["perfect", "unchanged", "overedit-bare", "overedit-fenced", "formatting", 6]) {
+      expect(rows.get(id)?.reward).toBe(0.1);
+    }
+    expect(rows.get("overedit-bare")?.excess).toBe(expected.addOveredit.dModel - expected.addOveredit.dGold);
+    for (const id of ["unparsable", "empty", "empty-fence"]) expect(rows.get(id)?.reward).toBe(-0.2);
+    expect(run.stderr).toContain("variant correctness_only");
+  });
+
+  it("--variant edit_only: pass → −λedit·excess (a perfect repair scores 0)", () => {
+    const rows = byId(score(fixture("rollouts.jsonl"), "--variant", "edit_only", "--lambda-edit", "2"));
+    expect(rows.get("perfect")?.reward).toBe(0);
+    const { dModel, dGold } = expected.addOveredit;
+    expect(rows.get("overedit-bare")?.reward).toBe(-2 * (dModel - dGold));
+  });
+
+  it("--config sets weights and flags override it", () => {
+    const config = join(scratch, "config.json");
+    writeFileSync(config, JSON.stringify({ reward: { lambdaExec: 0.5, lambdaEdit: 3, failureReward: -1 } }));
+    const rows = byId(score(fixture("rollouts.jsonl"), "--config", config, "--lambda-edit", "0.25"));
+    expect(rows.get("perfect")?.reward).toBe(0.5);
+    expect(rows.get("overedit-bare")?.reward).toBe(fullReward(expected.addOveredit, 0.5, 0.25));
+    expect(rows.get("unparsable")?.reward).toBe(-1);
+    expect(byId(score(fixture("rollouts.jsonl"), "--failure-reward=-0.5")).get("empty")?.reward).toBe(-0.5);
+  });
+
+  it("--scope function_body measures from the first statement of the first def (hand-counted)", () => {
+    const rows = byId(score(fixture("rollouts.jsonl"), "--scope", "function_body"));
+    // Body tokens: return a - b NEWLINE (5). Gold: 1 edit; x/y rename: 3 edits.
+    expect(rows.get("perfect")).toMatchObject({ d_gold: 1 / 5, d_model: 1 / 5, reward: 0.1 });
+    expect(rows.get("overedit-bare")).toMatchObject({ d_model: 3 / 5, excess: 3 / 5 - 1 / 5 });
+    expect(rows.get("overedit-bare")?.reward).toBe(0.1 - (3 / 5 - 1 / 5));
+  });
+});
+
+describe("--tasks", () => {
+  it("scores rows by task_id, accepts id/corrupted_program/gold_program aliases and integer ids", () => {
+    const run = score(fixture("rollouts-tasks.jsonl"), "--tasks", fixture("tasks.jsonl"));
+    expect(run.status).toBe(0);
+    expect(run.rows.map((r) => [r.id, r.task_id])).toEqual([
+      ["t1", "add"],
+      ["t2", 7],
+      ["t3", "7"],
+      ["t4", "add"],
+    ]);
+    const rows = byId(run);
+    expect(rows.get("t1")).toMatchObject({ reward: 0.1, excess: 0, d_gold: expected.addPerfect.dGold });
+    expect(rows.get("t2")).toMatchObject({
+      d_model: 0,
+      d_gold: expected.maxUnchanged.dGold,
+      reward: fullReward(expected.maxUnchanged),
+    });
+    expect(rows.get("t3")).toMatchObject({ reward: 0.1, d_model: expected.maxPerfect.dModel });
+    expect(rows.get("t4")?.reward).toBe(fullReward(expected.addOveredit));
+    expect(run.stderr).toContain("tasks: 2 loaded");
+  });
+
+  it("reports bad task rows and refuses rollouts that need them", () => {
+    const run = score(fixture("rollouts-bad-tasks.jsonl"), "--tasks", fixture("tasks-bad.jsonl"));
+    expect(run.status).toBe(1);
+    expect(run.rows.map((r) => r.id)).toEqual(["ok"]);
+    const tasks = fixture("tasks-bad.jsonl");
+    const rollouts = fixture("rollouts-bad-tasks.jsonl");
+    expect(run.stderr).toContain(`${tasks}:3: duplicate task_id "dup" (also defined at line 2)`);
+    expect(run.stderr).toContain(`${tasks}:4: missing field "gold"`);
+    expect(run.stderr).toContain(`${tasks}:6: invalid JSON`);
+    expect(run.stderr).toContain(
+      `${tasks}:7: fields "corrupted" and "corrupted_program" are both given and differ`,
+    );
+    expect(run.stderr).toContain(`${rollouts}:2: task_id "dup" is ambiguous`);
+    expect(run.stderr).toContain(`${rollouts}:3: task_id "nogold" refers to a bad task row (${tasks}:4`);
+    expect(run.stderr).toMatch(
+      new RegExp(`${rollouts}:4: task "badpy" \\(${tasks}:5\\): the task's gold program is not valid Python`),
+    );
+  });
+});
+
+describe("bad rows", () => {
+  it("reports each bad row with its line number and reason, scores the rest in order, exits 1", () => {
+    const file = fixture("bad-rows.jsonl");
+    const run = score(file, "--tasks", fixture("tasks.jsonl"));
+    expect(run.status).toBe(1);
+    expect(run.rows.map((r) => r.id)).toEqual(["good-1", "good-3", "good-11"]);
+    expect(run.rows.map((r) => r.reward)).toEqual([
+      0.1,
+      fullReward(expected.addUnchanged),
+      fullReward(expected.addOveredit),
+    ]);
+    const reported = run.stderr
+      .split("\n")
+      .filter((line) => line.startsWith(`${file}:`))
+      .map((line) => line.slice(file.length + 1));
+    expect(reported).toEqual([
+      expect.stringMatching(/^2: invalid JSON: /),
+      '5: missing field "completion"',
+      '6: field "completion": expected a string, got number 42',
+      `7: unknown task_id "nope" (not in ${fixture("tasks.jsonl")})`,
+      '8: give either "task_id" or inline "corrupted" and "gold", not both',
+      expect.stringMatching(/^9: inline task: the task's corrupted program is not valid Python 3\.11: /),
+      "10: expected a JSON object, got array",
+      '12: missing field "corrupted"',
+      '13: field "id": expected a non-empty string or an integer, got number 1.5',
+    ]);
+    expect(run.stderr).toContain("3 rows scored, 9 bad rows");
+  });
+
+  it("says a task_id row needs --tasks", () => {
+    const run = score(fixture("rollouts-tasks.jsonl"));
+    expect(run.status).toBe(1);
+    expect(run.rows).toEqual([]);
+    expect(run.stderr).toContain(
+      `${fixture("rollouts-tasks.jsonl")}:1: task_id "add" given but no --tasks file`,
+    );
+  });
+});
+
+describe("input handling", () => {
+  it("reads stdin for `-`", () => {
+    const run = minedit(
+      ["score", "-", "--no-exec", "--threads", "1"],
+      readFileSync(fixture("rollouts.jsonl"), "utf8"),
+    );
+    expect(run.status).toBe(0);
+    expect(run.rows).toEqual(score(fixture("rollouts.jsonl")).rows);
+  });
+
+  it("keeps input order across many batches and the pool's task grouping", () => {
+    const kinds = [
+      { completion: ADD_GOLD, ...ADD, reward: 0.1 },
+      { completion: ADD_OVEREDIT, ...ADD, reward: fullReward(expected.addOveredit) },
+      { completion: MAX_CORRUPT, ...MAX, reward: fullReward(expected.maxUnchanged) },
+      { completion: "", ...MAX, reward: -0.2 },
+    ];
+    const n = 1300; // > 2 batches of 512, so batches overlap in the pipeline
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const { reward: _reward, ...row } = kinds[(i * 7) % kinds.length] as (typeof kinds)[number];
+      lines.push(JSON.stringify({ id: i, ...row }));
+    }
+    const file = join(scratch, "many.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const run = score(file);
+    expect(run.status).toBe(0);
+    expect(run.rows.map((r) => r.id)).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(run.rows.map((r) => r.reward)).toEqual(
+      Array.from({ length: n }, (_, i) => (kinds[(i * 7) % kinds.length] as (typeof kinds)[number]).reward),
+    );
+  });
+});
+
+describe("usage errors exit 2 and score nothing", () => {
+  it("requires --no-exec, explaining that execution needs the sandbox", () => {
+    const run = minedit(["score", fixture("rollouts.jsonl")]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("executing the tests needs the sandbox, which is not available yet");
+    expect(run.stderr).toContain("Pass --no-exec to score the edit distance only");
+  });
+
+  it.each([
+    [["score", "missing.jsonl", "--no-exec"], "FILE: cannot read missing.jsonl: no such file"],
+    [["score", "--no-exec"], "missing FILE"],
+    [["score", "a.jsonl", "b.jsonl", "--no-exec"], "expected one FILE, got 2"],
+    [
+      ["score", "x.jsonl", "--no-exec", "--tasks", "nope.jsonl"],
+      "--tasks: cannot read nope.jsonl: no such file",
+    ],
+    [["score", "tests", "--no-exec"], "cannot read tests: is a directory"],
+    [["score", "-", "--no-exec", "--tasks", "-"], "FILE and --tasks cannot both read stdin"],
+    [["score", "x.jsonl", "--no-exec", "--bogus"], "Unknown option '--bogus'"],
+    [
+      ["score", "x.jsonl", "--no-exec", "--lambda-edit", "abc"],
+      '--lambda-edit: expected a number, got "abc"',
+    ],
+    [["score", "x.jsonl", "--no-exec", "--lambda-edit=-1"], "reward.lambdaEdit: Too small"],
+    [["score", "x.jsonl", "--no-exec", "--threads", "0"], "pool.threads: Too small"],
+    [["score", "x.jsonl", "--no-exec", "--variant", "fast"], "reward.variant: Invalid option"],
+    [["score", "x.jsonl", "--no-exec", "--variant", "edit_plus_cc"], "needs the added cognitive complexity"],
+    [
+      ["score", "x.jsonl", "--no-exec", "--config", "nope.json"],
+      "--config: cannot read nope.json: no such file",
+    ],
+    [["frobnicate"], 'unknown command "frobnicate"'],
+    [[], "Usage: minedit <command>"],
+  ])("minedit %j", (args, message) => {
+    const run = minedit(args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(message);
+  });
+
+  it("names the flag behind an invalid config field, and a bad key in the config file", () => {
+    expect(minedit(["score", "x.jsonl", "--no-exec", "--lambda-edit=-1"]).stderr).toContain(
+      "(from --lambda-edit)",
+    );
+    const config = join(scratch, "bad-config.json");
+    writeFileSync(config, JSON.stringify({ reward: { lambdaEdt: 1 } }));
+    const run = score(fixture("rollouts.jsonl"), "--config", config);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`reward.lambdaEdt: Unrecognized key: "lambdaEdt" (in ${config})`);
+  });
+});
+
+describe("help and version", () => {
+  it("minedit --help lists the commands, exit codes and the reward formula", () => {
+    const run = minedit(["--help"]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("Usage: minedit <command> [options]");
+    expect(run.stdout).toContain("score FILE.jsonl --no-exec");
+    expect(run.stdout).toContain("reward = λexec − λedit·(d(M,C) − d(G,C))");
+    expect(run.stdout).toContain("2 usage error");
+  });
+
+  it("minedit score --help documents rows, every flag with its default, exit codes and the formula", () => {
+    const run = minedit(["score", "--help"]);
+    expect(run.status).toBe(0);
+    expect(minedit(["help", "score"]).stdout).toBe(run.stdout);
+    const help = run.stdout;
+    expect(help).toContain("reward = λexec − λedit·(d(M,C) − d(G,C))");
+    expect(help).toContain('{"id": "r1", "completion": ');
+    expect(help).toContain('{"id": "r2", "task_id": "t1", "completion": ');
+    expect(help).toContain('{"task_id": "t1", "corrupted": ');
+    for (const flag of [
+      "--no-exec",
+      "--tasks FILE",
+      "--variant NAME",
+      "--lambda-exec N",
+      "--lambda-edit N",
+      "--lambda-cc N",
+      "--failure-reward N",
+      "--scope NAME",
+      "--threads N",
+      "--config FILE.json",
+      "-h, --help",
+    ]) {
+      expect(help).toContain(`  ${flag}`);
+    }
+    for (const fragment of [
+      "(default: full)",
+      "(default: 0.1)",
+      "(default: 1)",
+      "(default: -0.2)",
+      "(default: program)",
+    ]) {
+      expect(help).toContain(fragment);
+    }
+    expect(help).toMatch(/Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 /);
+  });
+
+  it("the launcher asks for a build when dist/ is missing", () => {
+    const bin = join(scratch, "bin");
+    mkdirSync(bin);
+    copyFileSync(join(ROOT, "bin", "minedit.js"), join(bin, "minedit.js"));
+    const result = spawnSync(process.execPath, [join(bin, "minedit.js"), "--help"], { encoding: "utf8" });
+    expect(result.status).toBe(3);
+    expect(result.stderr).toContain("run `npm run build` first");
+  });
+
+  it("minedit --version prints the package version", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    const run = minedit(["--version"]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(`${pkg.version}\n`);
+  });
+});
+
+describe("Progress", () => {
+  function fakeStream(isTTY: boolean): ProgressStream & { written: string[] } {
+    const written: string[] = [];
+    return {
+      isTTY,
+      columns: 80,
+      written,
+      write(chunk: string) {
+        written.push(chunk);
+        return true;
+      },
+    };
+  }
+
+  it("prints nothing for short runs when stderr is not a terminal, then a plain line every 5 s", () => {
+    let now = 0;
+    const stream = fakeStream(false);
+    const progress = new Progress({
+      stream,
+      label: "minedit score",
+      unit: "rows",
+      totalBytes: 1000,
+      now: () => now,
+    });
+    now = 1000;
+    progress.update(100, 200);
+    expect(stream.written).toEqual([]);
+    now = PLAIN_INTERVAL_MS;
+    progress.update(1000, 500);
+    now = PLAIN_INTERVAL_MS + 1000;
+    progress.update(1200, 600);
+    now = 2 * PLAIN_INTERVAL_MS;
+    progress.update(2000, 1000);
+    expect(stream.written).toEqual([
+      "minedit score: 50% of input, 1,000 rows, 200 rows/s\n",
+      "minedit score: 100% of input, 2,000 rows, 200 rows/s\n",
+    ]);
+    progress.log("bad row");
+    progress.clear();
+    expect(stream.written.slice(2)).toEqual(["bad row\n"]);
+  });
+
+  it("redraws a bar in place on a terminal and erases it before other output", () => {
+    let now = 0;
+    const stream = fakeStream(true);
+    const progress = new Progress({
+      stream,
+      label: "minedit score",
+      unit: "rows",
+      totalBytes: 100,
+      now: () => now,
+    });
+    now = 500;
+    progress.update(50, 25);
+    expect(stream.written).toEqual([`\r\x1b[K[${"#".repeat(6)}${"-".repeat(18)}]  25%  50 rows, 100 rows/s`]);
+    progress.log("file:3: bad");
+    expect(stream.written.slice(1)).toEqual(["\r\x1b[K", "file:3: bad\n"]);
+    now = 550; // throttled
+    progress.update(60, 30);
+    expect(stream.written).toHaveLength(3);
+    now = 1000;
+    progress.update(100, 100);
+    progress.clear();
+    expect(stream.written.slice(3)).toEqual([
+      `\r\x1b[K[${"#".repeat(24)}] 100%  100 rows, 100 rows/s`,
+      "\r\x1b[K",
+    ]);
+  });
+});

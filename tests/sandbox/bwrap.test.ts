@@ -1,0 +1,334 @@
+/**
+ * The bwrap backend, with real programs in the real sandbox: files and stdio, exit codes and signals,
+ * isolation (no network, no host files, no writes outside scratch, private scratch per run), limits
+ * (file size, processes, output, wall time) with no process left behind, cancellation, and start-up
+ * failures reported as `Unavailable`.
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ErrorCode, isMineditError } from "../../src/errors.js";
+import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
+import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionRequest } from "../../src/sandbox/sandbox.js";
+
+const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 5_000 };
+let sandbox: BwrapSandbox;
+
+beforeAll(async () => {
+  sandbox = await createBwrapSandbox();
+});
+
+afterAll(async () => {
+  await sandbox.close();
+});
+
+const python = (code: string, extra: Partial<ExecutionRequest> = {}) =>
+  sandbox.run({ files: { "main.py": code }, argv: ["python3", "main.py"], limits, ...extra });
+
+/** Host processes whose name (comm) or command line contains `marker`. */
+function processesWith(marker: string): string {
+  const byName = spawnSync("pgrep", ["-a", marker], { encoding: "utf8" }).stdout;
+  const byArgs = spawnSync("pgrep", ["-a", "-f", marker], { encoding: "utf8" }).stdout;
+  return (byName + byArgs).trim();
+}
+
+const marker = () => `mn${randomBytes(5).toString("hex")}`;
+
+describe("running programs", () => {
+  test("files, argv, stdin, stdout, stderr and exit code", async () => {
+    const r = await sandbox.run({
+      files: {
+        "main.py":
+          "import sys, lib.helper as h\nprint(h.X, sys.argv[1:], sys.stdin.read().upper())\nsys.stderr.write('err')\nsys.exit(3)\n",
+        "lib/helper.py": "X = 42\n",
+        "lib/__init__.py": "",
+      },
+      argv: ["python3", "main.py", "a", "b"],
+      stdin: "héllo",
+      limits,
+    });
+    expect(r).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      stdout: "42 ['a', 'b'] HÉLLO\n",
+      stderr: "err",
+      timedOut: false,
+      cancelled: false,
+      outputTruncated: false,
+      memoryExceeded: false,
+    });
+    expect(r.wallTimeMs).toBeGreaterThan(0);
+  });
+
+  test("the interpreter is Debian's CPython 3.11, run as an unprivileged user in /tmp", async () => {
+    const r = await python(
+      "import os, sys\nprint(sys.version_info[:2], sys.executable, os.getcwd(), os.getuid())\nprint([l.split()[1] for l in open('/proc/self/status') if l.startswith(('CapEff', 'NoNewPrivs'))])\n",
+    );
+    expect(r.stdout).toBe("(3, 11) /opt/minedit/bin/python3 /tmp 65534\n['0000000000000000', '1']\n");
+  });
+
+  test("a program killed by a signal reports the signal", async () => {
+    const r = await python("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n");
+    expect(r.exitCode).toBeNull();
+    expect(r.signal).toBe("SIGSEGV");
+  });
+
+  test("file paths must be plain relative paths", async () => {
+    for (const path of ["/etc/x", "../x", "a/../b", "a//b", ""]) {
+      await expect(sandbox.run({ files: { [path]: "" }, argv: ["true"], limits })).rejects.toMatchObject({
+        code: ErrorCode.InvalidArgument,
+      });
+    }
+  });
+
+  test("the command line has the isolation flags", () => {
+    const argv = sandbox.commandLine({ "main.py": "" }, ["python3", "main.py"], DEFAULT_LIMITS);
+    const line = argv.join(" ");
+    for (const flag of [
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--die-with-parent",
+      "--new-session",
+      "--clearenv",
+      "--ro-bind /usr /usr",
+      "--proc /proc",
+      "--dev /dev",
+      "--tmpfs /tmp",
+      "--chdir /tmp",
+      "--file 4 /tmp/main.py",
+    ]) {
+      expect(line).toContain(flag);
+    }
+    expect(line).toMatch(/prlimit --as=1073741824 --nproc=64 --fsize=16777216 --core=0 -- python3 main.py$/);
+    expect(line).not.toMatch(/--bind (\/work|\/root|\/home)/);
+  });
+
+  test("per-run overhead of a sandboxed python (median of 15 sequential runs)", async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const r = await sandbox.run({ files: {}, argv: ["python3", "-c", "pass"], limits });
+      expect(r.exitCode).toBe(0);
+      times.push(r.wallTimeMs);
+    }
+    times.sort((a, b) => a - b);
+    const median = times[7] as number;
+    console.log(`bwrap + python3 -c pass: median ${median} ms (min ${times[0]}, max ${times[14]})`);
+    expect(median).toBeLessThan(1_000);
+  });
+});
+
+describe("isolation", () => {
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      socket.end("hello");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test("no network: connect() to the host's loopback and DNS lookups fail", async () => {
+    const r = await python(
+      `import socket\nfor target in [("127.0.0.1", ${port}), ("example.com", 80), ("1.1.1.1", 53)]:\n    try:\n        socket.create_connection(target, timeout=2)\n        print("connected", target)\n    except OSError as e:\n        print("failed", type(e).__name__)\n`,
+    );
+    expect(r.stdout).toBe("failed ConnectionRefusedError\nfailed gaierror\nfailed OSError\n");
+    expect(connections).toBe(0);
+  });
+
+  test("host files outside the runtime are not visible", async () => {
+    const r = await python(
+      "import os\nfor p in ['/work/main/package.json', '/root/.bashrc', '/etc/passwd', '/etc/shadow', '/home']:\n    print(p, os.path.exists(p))\nprint(sorted(os.listdir('/')))\n",
+    );
+    expect(r.stdout).toContain(
+      "/work/main/package.json False\n/root/.bashrc False\n/etc/passwd False\n/etc/shadow False\n/home False\n",
+    );
+    const root = r.stdout.trim().split("\n").at(-1) ?? "";
+    expect(root).not.toMatch(/'(work|root|home)'/);
+  });
+
+  test("writes outside the scratch directory fail and reach nothing on the host", async () => {
+    const name = `minedit-sandbox-${marker()}`;
+    const r = await python(
+      `for p in ['/usr/${name}', '/work/main/${name}', '/${name}', '/proc/${name}', '/opt/minedit/bin/${name}']:\n    try:\n        open(p, 'w').write('x')\n        print('wrote', p)\n    except OSError as e:\n        print('refused', type(e).__name__)\nopen('${name}', 'w').write('ok')\nprint(open('/tmp/${name}').read())\n`,
+    );
+    expect(r.stdout).not.toContain("wrote");
+    expect(r.stdout.trim().split("\n")).toHaveLength(6);
+    expect(r.stdout).toMatch(/ok\n$/);
+    for (const p of [`/usr/${name}`, `/work/main/${name}`, `/${name}`, `/tmp/${name}`])
+      expect(existsSync(p)).toBe(false);
+  });
+
+  test("each run has a fresh scratch directory", async () => {
+    await python("open('left-behind', 'w').write('x')\n");
+    const r = await python("import os\nprint(sorted(os.listdir('.')))\n");
+    expect(r.stdout).toBe("['main.py']\n");
+  });
+
+  test("a new user namespace cannot be created inside", async () => {
+    const u = await sandbox.run({
+      files: {},
+      argv: ["unshare", "--user", "--map-root-user", "true"],
+      limits,
+    });
+    expect(u.exitCode).not.toBe(0);
+    expect(u.stderr).toContain("unshare failed");
+  });
+});
+
+describe("limits", () => {
+  test("RLIMIT_FSIZE stops a large file", async () => {
+    const r = await python(
+      "try:\n    open('big', 'wb').write(b'x' * (2 << 20))\n    print('wrote')\nexcept OSError as e:\n    print(e.errno)\n",
+      {
+        limits: { ...limits, maxFileBytes: 1 << 20 },
+      },
+    );
+    expect(r.stdout).toBe("27\n"); // EFBIG
+  });
+
+  test("RLIMIT_AS turns a huge allocation into MemoryError, flagged memoryExceeded", async () => {
+    const r = await python("x = bytearray(3 << 30)\n", { limits: { ...limits, memoryBytes: 512 << 20 } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("MemoryError");
+    expect(r.memoryExceeded).toBe(true);
+  });
+
+  test("a fork bomb stops at maxProcesses and leaves no process behind", async () => {
+    const name = marker();
+    const r = await python(
+      `import os, time\nopen('/proc/self/comm', 'w').write('${name}')\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(60)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno, flush=True)\n`,
+      { limits: { ...limits, maxProcesses: 16 } },
+    );
+    const [forked, errno] = r.stdout.trim().split(" ").map(Number);
+    expect(errno).toBe(11); // EAGAIN
+    expect(forked).toBeGreaterThan(5);
+    expect(forked).toBeLessThan(16);
+    expect(processesWith(name)).toBe("");
+  });
+
+  test("concurrent runs have their own process budgets", async () => {
+    const code =
+      "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(3)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    print(n)\n";
+    const runs = await Promise.all(
+      [0, 1, 2].map(() => python(code, { limits: { ...limits, maxProcesses: 12 } })),
+    );
+    for (const r of runs) expect(Number(r.stdout)).toBeGreaterThanOrEqual(8);
+  });
+
+  test("output beyond maxOutputBytes is cut and the program killed", async () => {
+    const before = process.memoryUsage().rss;
+    const r = await python("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n", {
+      limits: { ...limits, maxOutputBytes: 1 << 20 },
+    });
+    expect(r.outputTruncated).toBe(true);
+    expect(r.stdout.length + r.stderr.length).toBe(1 << 20);
+    expect(r.timedOut).toBe(false);
+    expect(r.wallTimeMs).toBeLessThan(limits.wallTimeMs);
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 << 20);
+  });
+
+  test("the wall limit kills the program and every process it started", async () => {
+    const name = marker();
+    const started = performance.now();
+    const r = await sandbox.run({
+      files: {
+        "main.py":
+          "import os, subprocess, time\nfor _ in range(3):\n    subprocess.Popen(['sleep', '600'])\nif os.fork() == 0:\n    os.setsid()\ntime.sleep(600)\n",
+      },
+      argv: ["python3", "main.py", name],
+      limits: { ...limits, wallTimeMs: 1_500 },
+    });
+    expect(r.timedOut).toBe(true);
+    expect(r.exitCode).toBeNull();
+    expect(performance.now() - started).toBeLessThan(1_500 + 2_000);
+    expect(processesWith(name)).toBe("");
+    expect(spawnSync("pgrep", ["-f", "^sleep 600$"]).status).toBe(1);
+  });
+
+  test("children left running when the program exits are killed with it", async () => {
+    const name = marker();
+    const r = await sandbox.run({
+      files: {
+        "main.py":
+          "import subprocess\nsubprocess.Popen(['python3', '-c', 'import time; time.sleep(600)', 'x'])\nprint('bye')\n",
+      },
+      argv: ["python3", "main.py", name],
+      limits,
+    });
+    expect(r.stdout).toBe("bye\n");
+    expect(processesWith(name)).toBe("");
+    expect(spawnSync("pgrep", ["-f", "time.sleep\\(600\\)"]).status).toBe(1);
+  });
+});
+
+describe("cancellation and failures of the sandbox", () => {
+  test("aborting the signal kills the run promptly", async () => {
+    const name = marker();
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 300);
+    const r = await sandbox.run({
+      files: { "main.py": "import time\ntime.sleep(600)\n" },
+      argv: ["python3", "main.py", name],
+      limits,
+      signal: controller.signal,
+    });
+    expect(r.cancelled).toBe(true);
+    expect(r.timedOut).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(processesWith(name)).toBe("");
+  });
+
+  test("an already aborted signal runs nothing", async () => {
+    const r = await python("print(1)", { signal: AbortSignal.abort() });
+    expect(r).toMatchObject({ cancelled: true, stdout: "", exitCode: null });
+  });
+
+  test("a missing command is the program's failure, not the sandbox's", async () => {
+    const r = await sandbox.run({ files: {}, argv: ["no-such-command"], limits });
+    expect(r.exitCode).not.toBe(0);
+  });
+
+  test("a missing bwrap or interpreter is Unavailable", async () => {
+    for (const options of [{ bwrapPath: "/nonexistent/bwrap" }, { pythonPath: "/nonexistent/python3" }]) {
+      const error = await createBwrapSandbox(options).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isMineditError(error) && error.code === ErrorCode.Unavailable).toBe(true);
+    }
+  });
+
+  test("close() kills running programs and later runs are refused", async () => {
+    const own = await createBwrapSandbox();
+    const name = marker();
+    const running = own.run({
+      files: {},
+      argv: ["python3", "-c", "import time; time.sleep(600)", name],
+      limits,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await own.close();
+    // Killed either after it started (a result without exit code) or before (the closed sandbox refuses).
+    const outcome = await running.then(
+      (r) => r.exitCode,
+      (e: unknown) => (isMineditError(e) ? e.code : e),
+    );
+    expect([null, ErrorCode.Unavailable]).toContain(outcome);
+    expect(processesWith(name)).toBe("");
+    await expect(own.run({ files: {}, argv: ["true"], limits })).rejects.toMatchObject({
+      code: ErrorCode.Unavailable,
+    });
+  });
+});
