@@ -7,10 +7,12 @@
  *   bwrap --unshare-all --unshare-user --disable-userns --uid 65534 --gid 65534
  *         --die-with-parent --new-session --hostname sandbox
  *         --ro-bind /usr /usr  --symlink usr/bin /bin  …            the runtime, read-only, nothing else
- *         --proc /proc --dev /dev --size <scratchBytes> --tmpfs /tmp --chdir /tmp
+ *         --proc /proc --dev /dev --size <64 MiB> --tmpfs /dev/shm --size <scratchBytes> --tmpfs /tmp
+ *         --dir /opt/minedit/bin --symlink <python> /opt/minedit/bin/python3 --chdir /tmp
+ *         --clearenv --setenv …
  *         --file <fd> /tmp/<name> …                                 the request's files, copied from pipes
- *         --clearenv --setenv … --json-status-fd 3
- *         -- /usr/bin/prlimit --as=… --nproc=… --fsize=… --core=0 -- <argv>
+ *         --remount-ro /dev --remount-ro /                          only /tmp and /dev/shm are writable
+ *         --json-status-fd 3 -- /usr/bin/prlimit --as=… --nproc=… --fsize=… --core=0 -- <argv>
  *
  * Why each part:
  * - `--unshare-all` gives new user, pid, net, ipc, uts and cgroup namespaces: a network namespace with
@@ -67,6 +69,8 @@ const ETC_PATHS = ["/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
 /** Where the configured interpreter appears inside. */
 const SANDBOX_BIN = "/opt/minedit/bin";
 const SCRATCH = "/tmp";
+/** Size of /dev/shm (POSIX semaphores and shared memory, e.g. `multiprocessing`). */
+const SHM_BYTES = 64 * 1024 * 1024;
 /** The uid/gid the program sees (mapped to the host uid bwrap runs as). */
 const INNER_ID = "65534";
 
@@ -265,6 +269,10 @@ export class BwrapSandbox implements Sandbox {
       "--dev",
       "/dev",
       "--size",
+      String(SHM_BYTES),
+      "--tmpfs",
+      "/dev/shm",
+      "--size",
       String(options.scratchBytes ?? 128 * 1024 * 1024),
       "--tmpfs",
       SCRATCH,
@@ -318,6 +326,12 @@ export class BwrapSandbox implements Sandbox {
       args.push("--file", String(4 + index), posix.join(SCRATCH, path));
     });
     args.push(
+      // Last: the root and /dev are tmpfs bwrap made; read-only, only the size-capped /tmp and
+      // /dev/shm take writes, so the program cannot fill memory through them.
+      "--remount-ro",
+      "/dev",
+      "--remount-ro",
+      "/",
       "--json-status-fd",
       "3",
       "--",

@@ -163,7 +163,9 @@ describe("isolation", () => {
       `for p in ['/usr/${name}', '/work/main/${name}', '/${name}', '/proc/${name}', '/opt/minedit/bin/${name}']:\n    try:\n        open(p, 'w').write('x')\n        print('wrote', p)\n    except OSError as e:\n        print('refused', type(e).__name__)\nopen('${name}', 'w').write('ok')\nprint(open('/tmp/${name}').read())\n`,
     );
     expect(r.stdout).not.toContain("wrote");
-    expect(r.stdout.trim().split("\n")).toHaveLength(6);
+    expect(r.stdout).toContain(
+      "refused OSError\nrefused FileNotFoundError\nrefused OSError\nrefused FileNotFoundError\nrefused OSError\n",
+    );
     expect(r.stdout).toMatch(/ok\n$/);
     for (const p of [`/usr/${name}`, `/work/main/${name}`, `/${name}`, `/tmp/${name}`])
       expect(existsSync(p)).toBe(false);
