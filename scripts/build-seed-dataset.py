@@ -28,7 +28,9 @@ Source layout of one problem directory (NNN = three digits, slug = lower-case wo
                      possibly spanning lines) starts; replacing each `original` with `corrupted` must turn
                      solution.py into corrupted.py exactly.
 
-Verification (each program runs in its own `python3 -I` subprocess with a timeout, in a scratch directory):
+Verification runs each problem's programs in one `python3 -I` subprocess (in a scratch directory, with a
+subprocess timeout), each program in a fresh module namespace with a 10 s SIGALRM deadline; stdio programs
+run once per case with the case on sys.stdin and __name__ == "__main__". It checks that:
   - the reference solution passes all of its tests;
   - the tests assert something: unittest/assert suites must fail when the entry point is replaced by a
     function returning None (for unittest, every test method must fail), and stdio cases must not all be
@@ -87,6 +89,10 @@ SOLUTION_LINES = (8, 60)
 TEST_COUNT = (4, 8)
 JOB_TIMEOUT_S = 10  # per program run (SPEC §2.6 default wall limit)
 
+# The verification subprocess sees no PYTHON* variables (-I ignores most anyway) and a fixed locale; hash
+# randomization stays on so that a test depending on set order fails here rather than in training.
+CHILD_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
+
 DIR_RE = re.compile(r"^(\d{3})_([a-z0-9]+(?:_[a-z0-9]+)*)$")
 
 # Runs the jobs of one problem in one `python3 -I` process (interpreter start-up dominates the run time):
@@ -95,7 +101,7 @@ DIR_RE = re.compile(r"^(\d{3})_([a-z0-9]+(?:_[a-z0-9]+)*)$")
 # stdin and prints one line RESULT_MARK + JSON list of results.
 RESULT_MARK = "@@minedit-seed-result@@ "
 HARNESS = r"""
-import contextlib, io, json, signal, sys, traceback, types, unittest
+import contextlib, io, json, signal, sys, types, unittest
 
 MARK = "@@minedit-seed-result@@ "
 real_stdout, real_stdin = sys.stdout, sys.stdin
@@ -117,9 +123,9 @@ def stub(*args, **kwargs):
     return None
 
 
-def last_line(text):
-    lines = text.strip().splitlines()
-    return lines[-1] if lines else ""
+def describe(exc):
+    lines = str(exc).strip().splitlines()
+    return type(exc).__name__ + (": " + lines[0] if lines else "")
 
 
 class Recorder(unittest.TestResult):
@@ -133,11 +139,11 @@ class Recorder(unittest.TestResult):
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
-        self.outcomes[test._testMethodName] = "fail: " + last_line(self._exc_info_to_string(err, test))
+        self.outcomes[test._testMethodName] = "fail: " + describe(err[1])
 
     def addError(self, test, err):
         super().addError(test, err)
-        self.outcomes[test._testMethodName] = "error: " + last_line(self._exc_info_to_string(err, test))
+        self.outcomes[test._testMethodName] = "error: " + describe(err[1])
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
@@ -181,10 +187,12 @@ def run_stdio(job):
             if exc.code not in (None, 0):
                 error = f"exit status {exc.code}"
         except BaseException as exc:
-            error = last_line("".join(traceback.format_exception_only(type(exc), exc)))
+            error = describe(exc)
         finally:
             sys.stdin = real_stdin
         outputs.append({"stdout": out.getvalue(), "error": error})
+        if isinstance(error, str) and error.startswith("Deadline"):
+            break  # one timeout is enough to fail the job; do not wait for every case
     return {"outputs": outputs}
 
 
@@ -202,7 +210,7 @@ for job in jobs:
                 finally:
                     signal.alarm(0)
     except BaseException as exc:  # SystemExit and timeouts included: they are failures, not crashes
-        results.append({"ok": False, "error": last_line("".join(traceback.format_exception_only(type(exc), exc)))})
+        results.append({"ok": False, "error": describe(exc)})
 real_stdout.write(MARK + json.dumps(results) + "\n")
 """
 
@@ -269,7 +277,8 @@ def load_problem(directory: Path, report: Report) -> Problem | None:
     meta = read_json(meta_path)
     expected_id = slug_to_id(*match.groups())
     if set(meta) != {"problem_id", "statement", "entry_point"}:
-        report.fail(where, f"problem.json must have exactly problem_id, statement, entry_point; got {sorted(meta)}")
+        keys = sorted(meta)
+        report.fail(where, f"problem.json must have exactly problem_id, statement, entry_point; got {keys}")
         return None
     if meta["problem_id"] != expected_id:
         report.fail(where, f"problem_id {meta['problem_id']!r} should be {expected_id!r}")
@@ -299,7 +308,8 @@ def load_problem(directory: Path, report: Report) -> Problem | None:
 
     line_count = len(solution.splitlines())
     if not SOLUTION_LINES[0] <= line_count <= SOLUTION_LINES[1]:
-        report.fail(where, f"solution.py has {line_count} lines, want {SOLUTION_LINES[0]}-{SOLUTION_LINES[1]}")
+        low, high = SOLUTION_LINES
+        report.fail(where, f"solution.py has {line_count} lines, want {low}-{high}")
     try:
         solution_tree = ast.parse(solution, "solution.py")
     except SyntaxError as exc:
@@ -349,7 +359,8 @@ def load_problem(directory: Path, report: Report) -> Problem | None:
             if len(classes) != 1:
                 report.fail(where, "test_solution.py must define exactly one class TestCases")
             elif not TEST_COUNT[0] <= len(methods) <= TEST_COUNT[1]:
-                report.fail(where, f"TestCases has {len(methods)} test methods, want {TEST_COUNT[0]}-{TEST_COUNT[1]}")
+                low, high = TEST_COUNT
+                report.fail(where, f"TestCases has {len(methods)} test methods, want {low}-{high}")
         else:
             checks = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
             if len(checks) != 1 or [a.arg for a in checks[0].args.args] != ["candidate"]:
@@ -401,9 +412,11 @@ def check_corruptions(problem: Problem, report: Report) -> None:
             report.fail(where, f"corruption {index}: original must be non-empty and differ from corrupted")
             return
         line_start, line_end = offsets[line - 1], offsets[line]
-        starts = [m.start() for m in re.finditer(re.escape(original), gold) if line_start <= m.start() < line_end]
+        matches = re.finditer(re.escape(original), gold)
+        starts = [m.start() for m in matches if line_start <= m.start() < line_end]
         if len(starts) != 1:
-            report.fail(where, f"corruption {index}: {original!r} occurs {len(starts)} times starting on line {line}")
+            found = f"{original!r} occurs {len(starts)} times"
+            report.fail(where, f"corruption {index}: {found} starting on line {line}")
             return
         edits.append((starts[0], starts[0] + len(original), item["corrupted"]))
     edits.sort()
@@ -437,7 +450,7 @@ def run_jobs(jobs: list[dict]) -> list[dict]:
                 text=True,
                 timeout=JOB_TIMEOUT_S * (len(jobs) + 1),
                 cwd=workdir,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LC_ALL": "C.UTF-8"},
+                env=CHILD_ENV,
             )
         except subprocess.TimeoutExpired:
             return [{"ok": False, "error": "harness timed out"} for _ in jobs]
@@ -480,6 +493,9 @@ def stdio_failures(problem: Problem, result: dict) -> list[str]:
     for index, (case, got) in enumerate(zip(problem.tests["cases"], result["outputs"])):
         if got["error"] or normalize_output(got["stdout"]) != normalize_output(case["output"]):
             failures.append(f"case {index}: {got['error'] or 'got ' + repr(got['stdout'])}")
+    skipped = len(problem.tests["cases"]) - len(result["outputs"])
+    if skipped:
+        failures.append(f"{skipped} case(s) not run after a timeout")
     return failures
 
 
@@ -573,7 +589,7 @@ def main() -> int:
         problems.append(problem)
 
     by_style = {style: [p for p in problems if p.style == style] for style in MIN_PER_STYLE}
-    demo_by_style = {style: [p for p in items if p.corrupted is not None] for style, items in by_style.items()}
+    demo_by_style = {style: [p for p in by_style[style] if p.corrupted is not None] for style in by_style}
     if len(problems) < MIN_PROBLEMS:
         report.fail("dataset", f"{len(problems)} problems, want at least {MIN_PROBLEMS}")
     for style, minimum in MIN_PER_STYLE.items():
@@ -594,11 +610,19 @@ def main() -> int:
         return 1
 
     demo = [p for p in problems if p.corrupted is not None]
-    outputs = {PROBLEMS_OUT: to_jsonl([problem_row(p) for p in problems]), DEMO_OUT: to_jsonl([task_row(p) for p in demo])}
+    outputs = {
+        PROBLEMS_OUT: to_jsonl([problem_row(p) for p in problems]),
+        DEMO_OUT: to_jsonl([task_row(p) for p in demo]),
+    }
     if options.check:
-        stale = [path for path, text in outputs.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
+        stale = [
+            str(path.relative_to(ROOT))
+            for path, text in outputs.items()
+            if not path.is_file() or path.read_text(encoding="utf-8") != text
+        ]
         if stale:
-            print("build-seed-dataset: out of date, rerun without --check: " + ", ".join(map(str, stale)), file=sys.stderr)
+            message = "build-seed-dataset: out of date, rerun without --check: " + ", ".join(stale)
+            print(message, file=sys.stderr)
             return 1
     else:
         for path, text in outputs.items():
@@ -606,7 +630,7 @@ def main() -> int:
             tmp.write_text(text, encoding="utf-8")
             tmp.replace(path)
 
-    counts = ", ".join(f"{style} {len(items)} ({len(demo_by_style[style])} demo)" for style, items in by_style.items())
+    counts = ", ".join(f"{s} {len(by_style[s])} ({len(demo_by_style[s])} demo)" for s in by_style)
     verb = "verified" if options.check else "wrote"
     print(
         f"build-seed-dataset: {verb} {len(problems)} problems [{counts}] and {len(demo)} demo tasks "

@@ -106,11 +106,52 @@ export const ServerConfigSchema = z.strictObject({
 });
 export type ServerConfig = z.output<typeof ServerConfigSchema>;
 
+/** Test execution (SPEC §2.6): the embedded bubblewrap sandbox and its per-run limits. */
+export const SandboxConfigSchema = z.strictObject({
+  /** The CPython that runs candidates, exposed inside the sandbox as `python3`. */
+  pythonPath: z.string().min(1).default("/usr/bin/python3"),
+  /** Wall-clock limit of one test program (each stdio case is its own program). */
+  wallTimeMs: z.number().int().positive().default(10_000),
+  /** Address-space limit of each process. */
+  memoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024 * 1024),
+  maxProcesses: z.number().int().positive().default(64),
+  maxFileBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
+  /** Stdout plus stderr kept per run; more kills the run. */
+  maxOutputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  /** Sandboxed runs at once; defaults to the parallelism Node reports. */
+  executionConcurrency: z
+    .number()
+    .int()
+    .positive()
+    .default(() => availableParallelism()),
+});
+export type SandboxConfig = z.output<typeof SandboxConfigSchema>;
+
+/** The task store: JSONL files loaded at start (empty: the shipped demo tasks). */
+export const TasksConfigSchema = z.strictObject({
+  files: z.array(z.string().min(1)).default([]),
+});
+export type TasksConfig = z.output<typeof TasksConfigSchema>;
+
 /** The whole service configuration. */
 export const ConfigSchema = z.strictObject({
   reward: RewardConfigSchema.prefault({}),
   pool: PoolConfigSchema.prefault({}),
   server: ServerConfigSchema.prefault({}),
+  sandbox: SandboxConfigSchema.prefault({}),
+  tasks: TasksConfigSchema.prefault({}),
 });
 export type Config = z.output<typeof ConfigSchema>;
 

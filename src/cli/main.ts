@@ -5,7 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
+import { demoHelp, runDemo } from "./demo.js";
 import { EXIT, runScore, scoreHelp } from "./score.js";
+import { runServe, serveHelp } from "./serve.js";
 
 /** The process streams a command uses, injectable so a command can run in-process. */
 export type CliIo = {
@@ -26,6 +28,18 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     synopsis: "score FILE.jsonl --no-exec   score completions offline (edit distance; tests are not run yet)",
     help: scoreHelp,
     run: runScore,
+  },
+  serve: {
+    synopsis:
+      "serve [options]             run the gRPC reward service (ScoreBatch, ScoreStream, health, reflection)",
+    help: serveHelp,
+    run: runServe,
+  },
+  demo: {
+    synopsis:
+      "demo [options]              start the service, score a demo batch over gRPC, print rewards, stop",
+    help: demoHelp,
+    run: runDemo,
   },
 };
 

@@ -390,8 +390,9 @@ export function rewardServiceHandlers(options: RewardServiceOptions): RewardServ
       if (inputs.length > 0) {
         for await (const out of scorer.score(inputs, override, abort.signal)) {
           if (abort.signal.aborted) return;
-          if (!wanted.has(out.id) || results.has(out.id))
+          if (!wanted.has(out.id) || results.has(out.id)) {
             throw brokenResult(out.id, "unexpected or repeated id");
+          }
           results.set(out.id, toWireResult(out));
         }
       }

@@ -3,7 +3,8 @@ import unittest
 
 class TestCases(unittest.TestCase):
     def test_small_numbers(self):
-        self.assertEqual([to_roman(n) for n in range(1, 11)], ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"])
+        expected = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"]
+        self.assertEqual([to_roman(n) for n in range(1, 11)], expected)
 
     def test_subtractive_pairs(self):
         self.assertEqual(to_roman(14), "XIV")

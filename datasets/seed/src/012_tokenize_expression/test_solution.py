@@ -20,7 +20,10 @@ class TestCases(unittest.TestCase):
         )
 
     def test_power_is_one_token(self):
-        self.assertEqual(tokenize_expression("2**10%7"), [("NUMBER", "2"), ("OP", "**"), ("NUMBER", "10"), ("OP", "%"), ("NUMBER", "7")])
+        self.assertEqual(
+            tokenize_expression("2**10%7"),
+            [("NUMBER", "2"), ("OP", "**"), ("NUMBER", "10"), ("OP", "%"), ("NUMBER", "7")],
+        )
 
     def test_leading_dot_number(self):
         self.assertEqual(tokenize_expression(".5/_k"), [("NUMBER", ".5"), ("OP", "/"), ("NAME", "_k")])

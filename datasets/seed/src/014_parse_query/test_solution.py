@@ -15,7 +15,8 @@ class TestCases(unittest.TestCase):
         self.assertEqual(parse_query("q=hello+world%21&sum=1%2B1"), {"q": ["hello world!"], "sum": ["1+1"]})
 
     def test_utf8_bytes(self):
-        self.assertEqual(parse_query("name=%C3%A9t%C3%A9&city=K%C3%B6ln"), {"name": ["été"], "city": ["Köln"]})
+        expected = {"name": ["été"], "city": ["Köln"]}
+        self.assertEqual(parse_query("name=%C3%A9t%C3%A9&city=K%C3%B6ln"), expected)
 
     def test_invalid_escape_kept(self):
         self.assertEqual(parse_query("rate=100%&code=%zz1"), {"rate": ["100%"], "code": ["%zz1"]})

@@ -32,10 +32,11 @@ class TestCases(unittest.TestCase):
         self.assertEqual(grid[-1], [26, 27, 28, 29, 0, 0, 0])
 
     def test_every_week_has_seven_days(self):
+        lengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         for month in range(1, 13):
             grid = month_grid(2023, month)
             self.assertTrue(all(len(week) == 7 for week in grid))
-            self.assertEqual(max(max(week) for week in grid), [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1])
+            self.assertEqual(max(max(week) for week in grid), lengths[month - 1])
 
     def test_invalid_month(self):
         with self.assertRaises(ValueError):

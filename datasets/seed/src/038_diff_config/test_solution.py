@@ -5,7 +5,8 @@ class TestCases(unittest.TestCase):
     def test_flat_changes(self):
         old = {"debug": False, "port": 80, "name": "svc"}
         new = {"port": 8080, "name": "svc", "workers": 4}
-        self.assertEqual(diff_config(old, new), {"added": ["workers"], "removed": ["debug"], "changed": ["port"]})
+        expected = {"added": ["workers"], "removed": ["debug"], "changed": ["port"]}
+        self.assertEqual(diff_config(old, new), expected)
 
     def test_identical(self):
         config = {"a": 1, "b": {"c": [1, 2]}}

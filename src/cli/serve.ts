@@ -1,0 +1,64 @@
+/** `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM. */
+import { parseArgs } from "node:util";
+import { startEngine } from "../server/engine.js";
+import type { CliIo } from "./main.js";
+import {
+  SERVICE_FLAGS,
+  SERVICE_FLAGS_HELP,
+  type ServiceFlagValues,
+  serviceConfig,
+  taskFiles,
+} from "./service-options.js";
+
+export function serveHelp(): string {
+  return `Usage: minedit serve [options]
+
+Serves minedit.v1.RewardService (ScoreBatch, ScoreStream), the gRPC health service and server
+reflection. Each rollout's program is extracted from the completion, run against its task's tests in
+the bubblewrap sandbox (no network, read-only runtime, private scratch, memory/process/file/output
+limits, wall-clock kill) and scored: reward = 0.1 − 1.0·(d(M,C) − d(G,C)) if the tests pass, else −0.2.
+
+Options:
+${SERVICE_FLAGS_HELP}
+
+Example:
+  minedit serve --port 50051 --tasks datasets/seed/demo-tasks.jsonl
+  grpcurl -plaintext -d '{"rollouts":[{"id":"r1","taskId":"seed/001-...","completion":"..."}]}' \\
+    127.0.0.1:50051 minedit.v1.RewardService/ScoreBatch
+`;
+}
+
+export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
+  let values: ServiceFlagValues & { help?: boolean };
+  try {
+    values = parseArgs({ args: [...argv], options: SERVICE_FLAGS, allowPositionals: false }).values;
+  } catch (error) {
+    io.stderr.write(`minedit serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  if (values.help === true) {
+    io.stdout.write(serveHelp());
+    return 0;
+  }
+  let engine: Awaited<ReturnType<typeof startEngine>>;
+  try {
+    const config = await serviceConfig(values);
+    engine = await startEngine(config, taskFiles(config), values["no-exec"] !== true);
+    const { host } = config.server;
+    io.stderr.write(
+      `minedit serve: listening on ${host}:${engine.server.port} — ${engine.tasks.size} tasks, ` +
+        `${engine.sandbox === null ? "no execution (--no-exec)" : `sandbox ${engine.sandbox.name}`}, ` +
+        `${config.pool.threads} metrics threads. Ctrl-C stops.\n`,
+    );
+  } catch (error) {
+    io.stderr.write(`minedit serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  io.stderr.write("minedit serve: shutting down\n");
+  await engine.close();
+  return 0;
+}
