@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Checks (and, as root on Debian, installs) the system tools minedit needs: Node.js >= 20 with npm, and
-# CPython 3.11 as `python3` (the test oracle for the normalizer). Sourced by quickstart.sh and test.sh.
+# Checks (and, as root on Debian, installs) the system tools minedit needs: Node.js >= 20 with npm,
+# bubblewrap (the embedded sandbox), Debian's CPython 3.11 at /usr/bin/python3 (runs candidates inside the
+# sandbox) and CPython 3.11 as `python3` (the test oracle). Sourced by quickstart.sh and test.sh.
 set -euo pipefail
 
 need_root_or_explain() {
@@ -19,12 +20,17 @@ if ! command -v node >/dev/null 2>&1 || ! node -e 'process.exit(+process.version
   need_root_or_explain "Node.js >= 20 with npm" "nodejs npm"
 fi
 
+if ! command -v bwrap >/dev/null 2>&1; then
+  need_root_or_explain "bubblewrap (the sandbox that runs candidate programs)" "bubblewrap"
+fi
+
 python_is_311() { "$1" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null; }
 
+if ! python_is_311 /usr/bin/python3; then
+  need_root_or_explain "CPython 3.11 at /usr/bin/python3" "python3"
+fi
+
 if ! command -v python3 >/dev/null 2>&1 || ! python_is_311 python3; then
-  if ! python_is_311 /usr/bin/python3; then
-    need_root_or_explain "CPython 3.11 (python3)" "python3"
-  fi
   # Put Debian's 3.11 first on PATH for the test oracle.
   shim="$(pwd)/.cache/python-shim"
   mkdir -p "$shim"

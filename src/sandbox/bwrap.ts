@@ -34,7 +34,7 @@
  *   it never started, which is the sandbox's fault (MineditError Unavailable), whatever it printed. The
  *   program cannot forge that: it only runs after the report.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { delimiter, dirname, join, posix } from "node:path";
@@ -209,6 +209,13 @@ export class BwrapSandbox implements Sandbox {
     }
     // Resolved, so Debian's `/bin -> usr/bin` layout still lands under the bound `/usr`.
     const prlimit = realpathSync(prlimitFound);
+    // Feature check: `--size` (tmpfs caps) is required; `--disable-userns` (bubblewrap >= 0.8) is used
+    // when present, older versions still isolate but let the program nest user namespaces.
+    const help = spawnSync(bwrap, ["--help"], { encoding: "utf8" });
+    const flags = `${help.stdout ?? ""}${help.stderr ?? ""}`;
+    if (!flags.includes("--size")) {
+      throw unavailable(`${bwrap} is too old (no --size for tmpfs); install a newer bubblewrap`);
+    }
     const launcher: string[] = [];
     if (process.getuid?.() === 0) {
       const setpriv = findOnPath("setpriv");
@@ -232,7 +239,7 @@ export class BwrapSandbox implements Sandbox {
     const args: string[] = [
       "--unshare-all",
       "--unshare-user",
-      "--disable-userns",
+      ...(flags.includes("--disable-userns") ? ["--disable-userns"] : []),
       "--uid",
       INNER_ID,
       "--gid",
@@ -452,9 +459,9 @@ export class BwrapSandbox implements Sandbox {
       signal = signalName(exitCode - 128);
       if (signal !== null) exitCode = null;
     }
-    const ended = exitCode !== 0 && !killed;
-    const memoryExceeded =
-      ended && (signal === "SIGKILL" || MEMORY_MESSAGE.test(stderr.slice(-MEMORY_SCAN_BYTES)));
+    // RLIMIT_AS makes allocations fail rather than the kernel kill, so the runtime's own report is the
+    // evidence. (An unexplained SIGKILL is not taken as out-of-memory: the program can send it to itself.)
+    const memoryExceeded = exitCode !== 0 && !killed && MEMORY_MESSAGE.test(stderr.slice(-MEMORY_SCAN_BYTES));
     return {
       exitCode,
       signal,

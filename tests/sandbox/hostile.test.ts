@@ -93,13 +93,16 @@ describe("resource abuse", () => {
 
   test("memory bomb, at once or step by step: MEMORY_LIMIT", async () => {
     expectVerdict(await score(`x = bytearray(8 << 30)\n${ADD}`), "MEMORY_LIMIT");
+    // Growing bombs touch every page they get (Python zero-fills), so a smaller limit keeps this fast.
+    const small = { ...limits, memoryBytes: 256 << 20 };
     const growing =
       "def task_func(a, b):\n    chunks = []\n    while True:\n        chunks.append(bytearray(16 << 20))\n";
-    const o = await score(growing);
+    const o = await score(growing, TESTS, small);
     expectVerdict(o, "MEMORY_LIMIT");
     expect(o.testsPassed).toBe(0);
+    expectVerdict(await score(growing, CHECK, small), "MEMORY_LIMIT");
     const atLoad = "chunks = []\nwhile True:\n    chunks.append(b'x' * (16 << 20))\n";
-    expectVerdict(await score(atLoad), "MEMORY_LIMIT");
+    expectVerdict(await score(atLoad, TESTS, small), "MEMORY_LIMIT");
     await normalStillPasses();
   });
 
@@ -137,7 +140,7 @@ describe("escaping the sandbox", () => {
 
   test("network connect: refused, so a program that needs the network fails", async () => {
     // The answer is served by the host on 127.0.0.1; only a program that reaches it would pass.
-    const program = `import socket, urllib.request\ndef task_func(a, b):\n    s = socket.create_connection(("127.0.0.1", ${port}), timeout=1)\n    return int(s.recv(10)) if a == 1 else 4\n`;
+    const program = `import socket\ndef task_func(a, b):\n    if a == 1:\n        return int(socket.create_connection(("127.0.0.1", ${port}), timeout=1).recv(10))\n    return 4\n`;
     const o = await score(program);
     expectVerdict(o, "FAILED_TESTS");
     expect(o.testsPassed).toBe(1);
