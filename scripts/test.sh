@@ -7,4 +7,6 @@ npm ci --no-audit --no-fund --loglevel=error
 npm run build
 npm run typecheck
 npm run lint
+# The quick start itself, as a new user runs it (npm ci again is quick: the cache is warm).
+bash scripts/quickstart.sh
 npx vitest run

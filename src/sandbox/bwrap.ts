@@ -37,14 +37,14 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { constants as osConstants } from "node:os";
-import { delimiter, dirname, join, posix } from "node:path";
+import { dirname, join, posix } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
 import type { ExecutionLimits, ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
 
 /** Backend options; every field has a default that works on Debian/Ubuntu with `bubblewrap` installed. */
 export type BwrapOptions = {
-  /** The bubblewrap binary; default: `bwrap` found on the host PATH. */
+  /** The bubblewrap binary; default: `bwrap` in /usr/local/bin, /usr/bin or /bin. */
   bwrapPath?: string;
   /**
    * Host interpreter exposed inside as `python3` (first on the sandbox PATH). Default `/usr/bin/python3`,
@@ -99,8 +99,14 @@ const MEMORY_SCAN_BYTES = 4096;
 /** What runtimes print when an allocation fails under RLIMIT_AS. */
 const MEMORY_MESSAGE = /\bMemoryError\b|std::bad_alloc|Cannot allocate memory|[Oo]ut of memory/;
 
-function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
+/**
+ * System binaries are looked up in the standard directories, not the server's PATH: what the sandbox
+ * runs should not depend on the environment the server was started from (`bwrapPath` overrides).
+ */
+const SYSTEM_BIN_DIRS = ["/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"];
+
+function findBinary(name: string): string | undefined {
+  for (const dir of SYSTEM_BIN_DIRS) {
     const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
@@ -195,15 +201,16 @@ export class BwrapSandbox implements Sandbox {
   ) {}
 
   /**
-   * Resolves binaries, builds the fixed part of the command line and runs `true` in a sandbox, so a host
-   * without working user namespaces fails here, once, with bwrap's own message.
+   * Resolves binaries, builds the fixed part of the command line and runs `python3 -c pass` in a
+   * sandbox, so a host without working user namespaces (or a broken interpreter) fails here, once, with
+   * bwrap's own message, as `MineditError(Unavailable)`.
    */
   static async create(options: BwrapOptions = {}): Promise<BwrapSandbox> {
-    const bwrap = options.bwrapPath ?? findOnPath("bwrap");
+    const bwrap = options.bwrapPath ?? findBinary("bwrap");
     if (bwrap === undefined || !existsSync(bwrap)) {
       throw unavailable("`bwrap` not found; install bubblewrap (Debian: apt-get install -y bubblewrap)");
     }
-    const prlimitFound = findOnPath("prlimit");
+    const prlimitFound = findBinary("prlimit");
     if (prlimitFound === undefined) {
       throw unavailable("`prlimit` not found; install util-linux");
     }
@@ -218,7 +225,7 @@ export class BwrapSandbox implements Sandbox {
     }
     const launcher: string[] = [];
     if (process.getuid?.() === 0) {
-      const setpriv = findOnPath("setpriv");
+      const setpriv = findBinary("setpriv");
       if (setpriv === undefined)
         throw unavailable("running as root needs `setpriv` (util-linux) to drop privileges");
       const uid = options.sandboxUid ?? 65534;
@@ -372,6 +379,8 @@ export class BwrapSandbox implements Sandbox {
         // Own process group, so a kill reaches bwrap even if it forked; the program itself is in a new
         // session inside and dies with the pid namespace.
         detached: true,
+        // Nothing of the server's environment reaches bwrap (which clears it inside anyway).
+        env: {},
         stdio: ["pipe", "pipe", "pipe", "pipe", ...contents.map(() => "pipe" as const)],
       });
     } catch (e) {

@@ -199,6 +199,23 @@ describe("limits", () => {
     expect(r.stdout).toBe("27\n"); // EFBIG
   });
 
+  test("the scratch tmpfs has a size cap", async () => {
+    const small = await createBwrapSandbox({ scratchBytes: 4 << 20 });
+    try {
+      const r = await small.run({
+        files: {
+          "main.py":
+            "try:\n    for i in range(8):\n        open(f'f{i}', 'wb').write(b'x' * (1 << 20))\nexcept OSError as e:\n    print(i, e.errno)\n",
+        },
+        argv: ["python3", "main.py"],
+        limits,
+      });
+      expect(r.stdout).toMatch(/^[34] 28\n$/); // ENOSPC after about 4 MiB
+    } finally {
+      await small.close();
+    }
+  });
+
   test("RLIMIT_AS turns a huge allocation into MemoryError, flagged memoryExceeded", async () => {
     const r = await python("x = bytearray(3 << 30)\n", { limits: { ...limits, memoryBytes: 512 << 20 } });
     expect(r.exitCode).toBe(1);
