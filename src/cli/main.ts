@@ -25,7 +25,7 @@ type Command = {
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   score: {
-    synopsis: "score FILE.jsonl --no-exec   score completions offline (edit distance; tests are not run yet)",
+    synopsis: "score FILE.jsonl [options]  score completions offline: run their tests, reward minimal edits",
     help: scoreHelp,
     run: runScore,
   },

@@ -1,23 +1,29 @@
 /**
- * `minedit score FILE.jsonl --no-exec`: offline scoring of model completions with the edit-minimality
- * reward (SPEC §2). Parse the flags → build the config → stream the rows through the metrics pool →
- * exit code. The main thread only reads JSON and writes JSON; every Python parse and every Levenshtein
- * runs in the piscina workers.
+ * `minedit score FILE.jsonl`: offline scoring of model completions with the edit-minimality reward
+ * (SPEC §2). Parse the flags → build the config → stream the rows through the metrics pool and, unless
+ * `--no-exec`, the task's tests in the bubblewrap sandbox → exit code. The main thread only reads JSON
+ * and writes JSON; every Python parse and every Levenshtein runs in the piscina workers, every test run
+ * in the sandbox, both through the service's own {@link ExecutingRolloutScorer}.
  *
  * Decisions the issue leaves open, and why:
  * - A row that gives both `task_id` and inline `corrupted`/`gold` is a bad row: silently preferring one
  *   source could score against programs the writer did not mean, and the fix (drop one) is the writer's.
+ *   When executing, the same holds for a `task_id` row that also carries `tests` or `entry_point`.
  * - Bad rows produce no stdout line (there may be no id to put on it); results are keyed by `id`, and
  *   stdout keeps the input order of the rows that were scored.
  * - A task id defined twice in the task file is reported once per extra definition, and every rollout
  *   that refers to it is a bad row ("ambiguous"): keeping either definition would be a guess.
  * - Bad task rows make the exit code 1 even when no rollout refers to them: exit 0 means nothing in the
- *   input was wrong.
+ *   input was wrong. When executing, a task row without `tests` is such a bad row (it cannot be scored);
+ *   with `--no-exec` the `tests` and `entry_point` fields are ignored, as before execution existed.
  * - Whether a task's programs are valid Python is discovered by the workers when a rollout uses the task;
  *   each such rollout is a bad row naming the task and its line in the task file.
+ * - A sandbox fault (verdict INFRA_ERROR, reward null) is an output row, not a bad row: the input was
+ *   fine, and the row says what happened. The summary counts them.
  * - Blank lines are skipped (but counted, so line numbers are those an editor shows); a UTF-8 BOM at the
  *   start of a file is ignored.
  */
+import { setMaxListeners } from "node:events";
 import { open, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
@@ -36,7 +42,14 @@ import {
   taskKey,
 } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import { MetricsPool, type MetricsRequest, type MetricsResult } from "../workers/metrics-pool.js";
+import type { PythonTests } from "../runners/python.js";
+import { createBwrapSandbox } from "../sandbox/bwrap.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import { executionLimits } from "../server/engine.js";
+import { ExecutingRolloutScorer } from "../server/rollout-scorer.js";
+import type { RolloutInput } from "../server/scorer.js";
+import { parseStoredTask, TaskStore } from "../server/task-store.js";
+import { MetricsPool, type MetricsRequest } from "../workers/metrics-pool.js";
 import type { CliIo } from "./main.js";
 import { Progress } from "./progress.js";
 
@@ -46,14 +59,19 @@ export const EXIT = {
   ok: 0,
   /** Some rows were bad and reported on stderr; all the others were scored. */
   badRows: 1,
-  /** Bad flags or flag values, unreadable input: nothing was scored. */
+  /** Bad flags or flag values, unreadable input, no sandbox: nothing was scored. */
   usage: 2,
   /** A bug or a broken installation; the message says which. */
   internal: 3,
 } as const;
 
-/** Rows per pool call: large enough to keep every worker busy, small enough to bound memory. */
+/**
+ * Rows per batch: large enough to keep every worker (and, when executing, every sandbox slot) busy and
+ * to let identical programs of a task share one test run, small enough to bound memory.
+ */
 const BATCH_ROWS = 512;
+
+const MIB = 1024 * 1024;
 
 const OPTIONS = {
   "no-exec": { type: "boolean" },
@@ -64,6 +82,9 @@ const OPTIONS = {
   "lambda-cc": { type: "string" },
   "failure-reward": { type: "string" },
   scope: { type: "string" },
+  "wall-time-ms": { type: "string" },
+  "memory-mb": { type: "string" },
+  concurrency: { type: "string" },
   threads: { type: "string" },
   config: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -77,6 +98,9 @@ const FLAG_FIELDS = [
   ["--lambda-cc", "reward.lambdaCc"],
   ["--failure-reward", "reward.failureReward"],
   ["--scope", "reward.scope"],
+  ["--wall-time-ms", "sandbox.wallTimeMs"],
+  ["--memory-mb", "sandbox.memoryBytes"],
+  ["--concurrency", "sandbox.executionConcurrency"],
   ["--threads", "pool.threads"],
 ] as const;
 
@@ -84,38 +108,50 @@ const FLAG_FIELDS = [
 export function scoreHelp(): string {
   const d = parseConfig({});
   const variants = REWARD_VARIANTS.filter((v) => v !== "edit_plus_cc").join(" | ");
-  return `Usage: minedit score FILE.jsonl --no-exec [options]
+  return `Usage: minedit score FILE.jsonl [options]
 
 Scores model repairs of Python programs with the edit-minimality reward. Reads one JSON row per line
 from FILE (\`-\` reads stdin), writes one JSON result per scored row to stdout in input order, and
-reports bad rows (FILE:LINE: reason) and a summary on stderr.
+reports bad rows (FILE:LINE: reason), progress on long runs and a summary on stderr.
 
   reward = λexec − λedit·(d(M,C) − d(G,C)) if the repair passes, else the failure reward
   (d = token Levenshtein distance of the normalized programs / the longer token count;
    M = program in the completion, C = corrupted program, G = gold repair)
 
-This version cannot execute tests (that needs the sandbox, which is not available yet), so --no-exec is
-required: every completion whose program parses as Python 3.11 counts as PASSED, and only UNPARSABLE
-and NO_CODE completions get the failure reward.
+Execution: the program M of each completion is run against its task's tests in a bubblewrap sandbox
+(no network, read-only system, private /tmp, limits below); the verdict is PASSED, FAILED_TESTS,
+TIMEOUT, MEMORY_LIMIT, RUNTIME_ERROR, UNPARSABLE, NO_CODE, or INFRA_ERROR (the sandbox failed or the
+task's tests are unusable: reward null). Completions of one task whose normalized programs are identical
+run once per batch ("cached": true). Needs \`bwrap\` (Debian: apt-get install -y bubblewrap) and
+\`prlimit\`. With --no-exec nothing is run: every program that parses as Python 3.11 counts as PASSED,
+and only UNPARSABLE and NO_CODE completions get the failure reward; tests are then not needed.
 
 Input rows (one JSON object per line; other fields ignored; blank lines skipped):
-  inline:  {"id": "r1", "completion": "\`\`\`python\\ndef f(x):\\n    return x + 1\\n\`\`\`", "corrupted": "def f(x):\\n    return x - 1\\n", "gold": "def f(x):\\n    return x + 1\\n"}
+  inline:  {"id": "r1", "completion": "\`\`\`python\\ndef f(x):\\n    return x + 1\\n\`\`\`", "corrupted": "def f(x):\\n    return x - 1\\n", "gold": "def f(x):\\n    return x + 1\\n", "entry_point": "f", "tests": {...}}
   by task: {"id": "r2", "task_id": "t1", "completion": "def f(x):\\n    return x + 1\\n"}   (needs --tasks)
-  id and task_id are non-empty strings or integers. A row with both task_id and corrupted/gold is bad.
+  id and task_id are non-empty strings or integers. A row with both task_id and corrupted/gold (or, when
+  executing, tests/entry_point) is bad: a task_id row takes everything from its task.
   The program is taken from the completion after the last </think>, from its last \`\`\` fenced block
   (or the whole text when there is no fence).
-Task file rows (--tasks FILE, JSONL):
-  {"task_id": "t1", "corrupted": "def f(x):\\n    return x - 1\\n", "gold": "def f(x):\\n    return x + 1\\n"}
+Task file rows (--tasks FILE, JSONL; the format of the service's task files, e.g. datasets/seed/):
+  {"task_id": "t1", "corrupted": "def f(x):\\n    return x - 1\\n", "gold": "def f(x):\\n    return x + 1\\n", "entry_point": "f", "tests": {...}}
   aliases: id for task_id, corrupted_program for corrupted, gold_program for gold; other fields ignored.
   A task id defined twice is reported and cannot be used.
+Tests ("tests" of a task row or inline row; needed unless --no-exec; one of three styles):
+  unittest: {"style": "unittest", "code": "import unittest\\nclass TestCases(unittest.TestCase):\\n    def test_f(self):\\n        self.assertEqual(f(1), 2)\\n"}
+  assert:   {"style": "assert", "code": "def check(candidate):\\n    assert candidate(1) == 2\\n"}   (calls check(<entry_point>): needs "entry_point")
+  stdio:    {"style": "stdio", "cases": [{"input": "1\\n", "output": "2\\n"}], "float_tolerance": 1e-6}   (float_tolerance optional)
+  unittest and assert tests run in the program's namespace; stdio runs the program once per case, its
+  stdout compared after trimming trailing whitespace; tests_passed counts passing tests or cases.
 
 Output rows (stdout):
-  {"id", "task_id" (when given), "reward", "verdict", "d_model", "d_gold", "excess", "detail",
-   "reward_version"}  with d_model = d(M,C), d_gold = d(G,C), excess = d_model − d_gold
-  (null when there is no program: NO_CODE, UNPARSABLE). Bad rows have no output row.
+  {"id", "task_id" (when given), "reward", "verdict", "d_model", "d_gold", "excess", "tests_passed",
+   "tests_total", "cached", "detail", "reward_version"}  with d_model = d(M,C), d_gold = d(G,C),
+  excess = d_model − d_gold (null when there is no program: NO_CODE, UNPARSABLE); tests_passed,
+  tests_total and cached only when executing. Bad rows have no output row.
 
 Options:
-  --no-exec            required in this version: score edit distance only, do not run tests
+  --no-exec            do not run tests: score the edit distance only (programs that parse count as passing)
   --tasks FILE         task file (JSONL) for rows that give task_id
   --variant NAME       ${variants} (default: ${d.reward.variant})
                        correctness_only: pass → λexec; edit_only: pass → −λedit·excess.
@@ -128,15 +164,22 @@ Options:
                        --failure-reward=-0.5
   --scope NAME         ${DISTANCE_SCOPES.join(" | ")}: compare whole programs, or the first function's body
                        (default: ${d.reward.scope})
+  --wall-time-ms N     wall-clock limit of one test run, sandbox start included; the stdio cases of a
+                       rollout share it (default: ${d.sandbox.wallTimeMs}); over it: TIMEOUT
+  --memory-mb N        address-space limit of each process in the sandbox, MiB
+                       (default: ${d.sandbox.memoryBytes / MIB}); over it: MEMORY_LIMIT
+  --concurrency N      sandboxed test runs at once (default: available parallelism, ${availableParallelism()} here)
   --threads N          worker threads (default: available parallelism, ${availableParallelism()} here)
-  --config FILE.json   a configuration object, e.g. {"reward": {"lambdaEdit": 0.5}, "pool": {"threads": 2}};
-                       flags override it
+  --config FILE.json   a configuration object, e.g. {"reward": {"lambdaEdit": 0.5}, "pool": {"threads": 2},
+                       "sandbox": {"wallTimeMs": 5000, "pythonPath": "/usr/bin/python3"}}; flags override it.
+                       sandbox also sets maxProcesses (${d.sandbox.maxProcesses}), maxFileBytes (${d.sandbox.maxFileBytes}), maxOutputBytes
+                       (${d.sandbox.maxOutputBytes}) and the interpreter the tests run with (${d.sandbox.pythonPath})
   -h, --help           show this help
 
 Exit codes:
   ${EXIT.ok}  every row was scored
   ${EXIT.badRows}  some rows (or task rows) were bad and reported on stderr; all the others were scored
-  ${EXIT.usage}  usage error (bad flag or value, missing or unreadable file, no --no-exec); nothing scored
+  ${EXIT.usage}  usage error (bad flag or value, missing or unreadable file, sandbox not available); nothing scored
   ${EXIT.internal}  internal error (a bug, or minedit is not built)
 `;
 }
@@ -146,10 +189,8 @@ function usage(message: string): MineditError {
   return new MineditError(ErrorCode.InvalidArgument, message);
 }
 
-const NO_EXEC_REQUIRED =
-  "executing the tests needs the sandbox, which is not available yet in this version of minedit.\n" +
-  "Pass --no-exec to score the edit distance only: every completion whose program parses as Python 3.11 " +
-  "is then treated as passing.";
+/** Why a row or task cannot be scored when executing; the message says both ways out. */
+const NO_TESTS = "no tests: give the task's tests or pass --no-exec";
 
 /** Runs `minedit score` and returns the exit code. Never throws. */
 export async function runScore(argv: readonly string[], io: CliIo): Promise<number> {
@@ -181,7 +222,7 @@ export async function runScore(argv: readonly string[], io: CliIo): Promise<numb
   } catch (error) {
     return internalFailure(io, error);
   } finally {
-    await Promise.all([setup.rollouts.close(), setup.tasks?.close()]);
+    await Promise.all([setup.rollouts.close(), setup.tasks?.close(), setup.sandbox?.close()]);
   }
 }
 
@@ -204,7 +245,8 @@ type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;
 };
 
-type Setup = { config: Config; rollouts: Input; tasks: Input | undefined };
+/** `sandbox` is null exactly with `--no-exec`. */
+type Setup = { config: Config; rollouts: Input; tasks: Input | undefined; sandbox: Sandbox | null };
 
 /** Validates everything that can be validated before scoring starts; throws usage errors. */
 async function prepare(values: Values, positionals: string[], io: CliIo): Promise<Setup> {
@@ -212,7 +254,6 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
   if (positionals.length > 1) {
     throw usage(`expected one FILE, got ${positionals.length}: ${positionals.join(" ")}`);
   }
-  if (values["no-exec"] !== true) throw usage(NO_EXEC_REQUIRED);
   const file = positionals[0] as string;
   if (file === "-" && values.tasks === "-") throw usage("FILE and --tasks cannot both read stdin");
   const config = await buildConfig(values);
@@ -223,12 +264,31 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
     );
   }
   const tasks = values.tasks === undefined ? undefined : await openInput(values.tasks, io, "--tasks");
+  let rollouts: Input;
   try {
-    return { config, rollouts: await openInput(file, io, "FILE"), tasks };
+    rollouts = await openInput(file, io, "FILE");
   } catch (error) {
     await tasks?.close();
     throw error;
   }
+  // Started last, once every cheap check has passed: creating the sandbox runs a probe program in it.
+  let sandbox: Sandbox | null = null;
+  if (values["no-exec"] !== true) {
+    try {
+      sandbox = await createBwrapSandbox({ pythonPath: config.sandbox.pythonPath });
+    } catch (error) {
+      await Promise.all([rollouts.close(), tasks?.close()]);
+      if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
+        throw usage(
+          `cannot run the tests: ${error.rawMessage}\n` +
+            "Install bubblewrap (Debian: apt-get install -y bubblewrap), or pass --no-exec to score the " +
+            "edit distance only (every program that parses then counts as passing).",
+        );
+      }
+      throw error;
+    }
+  }
+  return { config, rollouts, tasks, sandbox };
 }
 
 /** A strict decimal number: `Number("")` is 0 and `Number("0x10")` is 16, neither of which a flag means. */
@@ -274,12 +334,23 @@ async function buildConfig(values: Values): Promise<Config> {
   if (values.scope !== undefined) reward.scope = values.scope;
   const pool: Record<string, unknown> = {};
   if (values.threads !== undefined) pool.threads = numberFlag("--threads", values.threads);
+  const sandbox: Record<string, unknown> = {};
+  if (values["wall-time-ms"] !== undefined) {
+    sandbox.wallTimeMs = numberFlag("--wall-time-ms", values["wall-time-ms"]);
+  }
+  if (values["memory-mb"] !== undefined) {
+    sandbox.memoryBytes = numberFlag("--memory-mb", values["memory-mb"]) * MIB;
+  }
+  if (values.concurrency !== undefined) {
+    sandbox.executionConcurrency = numberFlag("--concurrency", values.concurrency);
+  }
   // Overlay only onto objects: if the file's `reward` is, say, a string, leave it for parseConfig to name.
   if (isPlainObject(raw)) {
     const merged: Record<string, unknown> = { ...raw };
     for (const [section, flags] of [
       ["reward", reward],
       ["pool", pool],
+      ["sandbox", sandbox],
     ] as const) {
       const base = merged[section];
       if (Object.keys(flags).length > 0 && (base === undefined || isPlainObject(base))) {
@@ -383,17 +454,54 @@ function errorMessage(error: unknown): string {
   throw error;
 }
 
+// ---- tests -------------------------------------------------------------------------------------------
+
+/** A task's tests as the sandbox runners take them; `entryPoint` is empty when the style needs none. */
+type TaskTests = { tests: PythonTests; entryPoint: string };
+
+/**
+ * Reads the `tests` and `entry_point` fields of a task or inline row, or `undefined` when there is no
+ * `tests` field. The schema is the task store's ({@link parseStoredTask}), so a task file `minedit serve`
+ * loads is scored the same way here; only the two fields are handed to it (ids and programs are checked
+ * by the CLI's own, more lenient rules: integer ids, aliases).
+ *
+ * @throws MineditError `InvalidArgument` naming the field, in the CLI's `field "x": reason` form.
+ */
+function parseTests(row: Record<string, unknown>): TaskTests | undefined {
+  if (!Object.hasOwn(row, "tests")) return undefined;
+  const fields: Record<string, unknown> = { task_id: "-", corrupted: "", gold: "", tests: row.tests };
+  if (Object.hasOwn(row, "entry_point")) fields.entry_point = row.entry_point;
+  try {
+    const { tests, entryPoint } = parseStoredTask(fields);
+    return { tests, entryPoint };
+  } catch (error) {
+    if (!isMineditError(error)) throw error;
+    const field = error.field;
+    if (field === undefined || !error.rawMessage.startsWith(`${field}: `)) throw error;
+    throw new MineditError(
+      ErrorCode.InvalidArgument,
+      `field "${field}": ${error.rawMessage.slice(field.length + 2)}`,
+      { field },
+    );
+  }
+}
+
 // ---- task file ---------------------------------------------------------------------------------------
 
-/** What a task id in the task file resolved to. */
+/** What a task id in the task file resolved to. `tests` is present when executing. */
 type TaskEntry =
-  | { kind: "ok"; task: TaskRow; line: number }
+  | { kind: "ok"; task: TaskRow; tests?: TaskTests; line: number }
   | { kind: "bad"; line: number; reason: string }
   | { kind: "duplicate"; lines: number[] };
 
 type TaskTable = { name: string; entries: Map<string, TaskEntry>; loaded: number; bad: number };
 
-async function loadTasks(input: Input, report: (message: string) => void): Promise<TaskTable> {
+/** Loads the task file; when `execute`, a task also needs valid `tests` (else it is a bad task row). */
+async function loadTasks(
+  input: Input,
+  report: (message: string) => void,
+  execute: boolean,
+): Promise<TaskTable> {
   const entries = new Map<string, TaskEntry>();
   let loaded = 0;
   let bad = 0;
@@ -411,7 +519,14 @@ async function loadTasks(input: Input, report: (message: string) => void): Promi
     try {
       const task = parseTaskRow(row);
       id = task.taskId;
-      entry = { kind: "ok", task, line };
+      if (execute) {
+        const tests = parseTests(row);
+        if (tests === undefined)
+          throw new MineditError(ErrorCode.InvalidArgument, NO_TESTS, { field: "tests" });
+        entry = { kind: "ok", task, tests, line };
+      } else {
+        entry = { kind: "ok", task, line };
+      }
     } catch (error) {
       const reason = errorMessage(error);
       report(`${input.name}:${line}: ${reason}`);
@@ -449,16 +564,19 @@ type RolloutRow = {
   completion: string;
   /** Present when the row refers to a task of the task file. */
   taskId?: string | number;
-  /** Present when the row carries its task inline. */
-  inline?: { corrupted: string; gold: string };
+  /** Present when the row carries its task inline; `tests` is present when executing. */
+  inline?: { corrupted: string; gold: string; tests?: TaskTests };
 };
 
 function invalidRow(message: string, field: string): MineditError {
   return new MineditError(ErrorCode.InvalidArgument, message, { field });
 }
 
-/** Validates one rollout row; throws `InvalidArgument` naming the field. */
-function parseRolloutRow(row: Record<string, unknown>): RolloutRow {
+/**
+ * Validates one rollout row; throws `InvalidArgument` naming the field. When `execute`, an inline row
+ * must carry its tests too, and a `task_id` row must not (they come from the task).
+ */
+function parseRolloutRow(row: Record<string, unknown>, execute: boolean): RolloutRow {
   const id = requiredField(row, "id", IdSchema);
   const completion = requiredField(row, "completion", ProgramSchema);
   const hasInline = Object.hasOwn(row, "corrupted") || Object.hasOwn(row, "gold");
@@ -466,25 +584,38 @@ function parseRolloutRow(row: Record<string, unknown>): RolloutRow {
     if (hasInline) {
       throw invalidRow('give either "task_id" or inline "corrupted" and "gold", not both', "task_id");
     }
+    if (execute && (Object.hasOwn(row, "tests") || Object.hasOwn(row, "entry_point"))) {
+      throw invalidRow(
+        'give either "task_id" or inline "tests" and "entry_point", not both (a task_id row takes its ' +
+          "tests from the task file)",
+        "task_id",
+      );
+    }
     return { id, completion, taskId: requiredField(row, "task_id", IdSchema) };
   }
   if (!hasInline) throw invalidRow('missing field "task_id" (or inline "corrupted" and "gold")', "task_id");
   const corrupted = requiredField(row, "corrupted", ProgramSchema);
   const gold = requiredField(row, "gold", ProgramSchema);
-  return { id, completion, inline: { corrupted, gold } };
+  if (!execute) return { id, completion, inline: { corrupted, gold } };
+  const tests = parseTests(row);
+  if (tests === undefined) throw invalidRow(NO_TESTS, "tests");
+  return { id, completion, inline: { corrupted, gold, tests } };
 }
 
-/** A row that is either bad (with its reason) or waiting for request `request` of its batch. */
+/** A row that is either bad (with its reason) or waiting for job `job` of its batch. */
 type Item =
   | { line: number; bad: string }
-  | { line: number; row: RolloutRow; request: number; taskLabel: string | undefined };
+  | { line: number; row: RolloutRow; job: number; taskLabel: string | undefined };
 
 /** Resolves a row's task; returns the reason when it cannot. */
 function resolveTask(
   row: RolloutRow,
   tasks: TaskTable | undefined,
-): { corrupted: string; gold: string; label: string | undefined } | string {
-  if (row.inline !== undefined) return { ...row.inline, label: undefined };
+): { corrupted: string; gold: string; tests: TaskTests | undefined; label: string | undefined } | string {
+  if (row.inline !== undefined) {
+    const { corrupted, gold, tests } = row.inline;
+    return { corrupted, gold, tests, label: undefined };
+  }
   const id = row.taskId as string | number;
   const shown = JSON.stringify(id);
   if (tasks === undefined) return `task_id ${shown} given but no --tasks file`;
@@ -495,6 +626,7 @@ function resolveTask(
       return {
         corrupted: entry.task.corrupted,
         gold: entry.task.gold,
+        tests: entry.tests,
         label: `task ${shown} (${tasks.name}:${entry.line})`,
       };
     case "bad":
@@ -502,6 +634,122 @@ function resolveTask(
     case "duplicate":
       return `task_id ${shown} is ambiguous: defined more than once in ${tasks.name} (lines ${entry.lines.join(", ")})`;
   }
+}
+
+// ---- scoring a batch ---------------------------------------------------------------------------------
+
+/** One rollout to score: its task's programs and tests (absent with `--no-exec`) and the completion. */
+type Job = { corrupted: string; gold: string; completion: string; tests: TaskTests | undefined };
+
+/** What a scored row reports; `execution` is present when the tests were (or would have been) run. */
+type RowScore = {
+  verdict: Verdict;
+  reward: number | null;
+  detail: string;
+  components: { dModel: number; dGold: number; excess: number } | null;
+  execution?: { testsPassed: number; testsTotal: number; cached: boolean };
+};
+
+/** A job's score, or why its task could not be scored (its C or G is not valid Python). */
+type JobResult = { ok: true; score: RowScore } | { ok: false; message: string };
+
+/**
+ * Scores one batch; results in job order. `onResult` is called as each job's result is known, for the
+ * progress bar (executions of a batch take long, and finish in any order).
+ */
+type BatchScorer = (jobs: Job[], onResult: () => void) => Promise<JobResult[]>;
+
+/** `--no-exec`: the metrics pool alone; a program that parses counts as passing. */
+function metricsOnly(pool: MetricsPool, config: Config): BatchScorer {
+  return async (jobs, onResult) => {
+    const results = await pool.score(
+      jobs.map(({ corrupted, gold, completion }) => ({ corrupted, gold, completion, config: config.reward })),
+    );
+    return results.map((result) => {
+      onResult();
+      return result.ok ? { ok: true, score: result.score } : { ok: false, message: result.message };
+    });
+  };
+}
+
+/**
+ * Executing: the service's {@link ExecutingRolloutScorer} (metrics in the pool, tests in the sandbox,
+ * identical programs of a task run once), fed every job as an inline task.
+ *
+ * The scorer rejects a whole call when one task's C or G is not Python (a gRPC request is all or
+ * nothing); here such a row is one bad row among good ones. So each distinct task of the batch is checked
+ * first with an empty completion — cheap, and the workers keep the parsed task for the scorer's own call
+ * — and only rows of valid tasks reach the scorer.
+ */
+function executing(
+  pool: MetricsPool,
+  scorer: ExecutingRolloutScorer,
+  config: Config,
+  signal: AbortSignal,
+): BatchScorer {
+  return async (jobs, onResult) => {
+    const taskIndex = new Map<string, number>();
+    const checks: MetricsRequest[] = [];
+    const taskOf = jobs.map(({ corrupted, gold }) => {
+      const key = JSON.stringify([corrupted, gold]);
+      let index = taskIndex.get(key);
+      if (index === undefined) {
+        index = checks.length;
+        taskIndex.set(key, index);
+        checks.push({ corrupted, gold, completion: "", config: config.reward });
+      }
+      return index;
+    });
+    const checked = await pool.score(checks);
+
+    const results: (JobResult | undefined)[] = new Array(jobs.length);
+    const inputs: RolloutInput[] = [];
+    /** inputs[k] is jobs[positions[k]]; the scorer's ids are the k, as row ids need not be unique. */
+    const positions: number[] = [];
+    jobs.forEach((job, index) => {
+      const check = checked[taskOf[index] as number];
+      if (check === undefined || !check.ok) {
+        results[index] = { ok: false, message: check?.message ?? "task not checked" };
+        onResult();
+        return;
+      }
+      const tests = job.tests as TaskTests; // every job has tests when executing (checked when read)
+      positions.push(index);
+      inputs.push({
+        id: String(inputs.length),
+        completion: job.completion,
+        groupId: "",
+        task: {
+          kind: "inline",
+          corrupted: job.corrupted,
+          gold: job.gold,
+          tests: tests.tests,
+          entryPoint: tests.entryPoint,
+        },
+      });
+    });
+    for await (const output of scorer.score(inputs, undefined, signal)) {
+      const index = positions[Number(output.id)] as number;
+      results[index] = {
+        ok: true,
+        score: {
+          verdict: output.verdict,
+          reward: output.reward,
+          detail: output.detail,
+          components: output.components,
+          execution: {
+            testsPassed: output.testsPassed,
+            testsTotal: output.testsTotal,
+            cached: output.cached,
+          },
+        },
+      };
+      onResult();
+    }
+    return results.map(
+      (result) => result ?? { ok: false, message: "internal error: the scorer returned no result" },
+    );
+  };
 }
 
 // ---- scoring -----------------------------------------------------------------------------------------
@@ -512,11 +760,18 @@ type Stats = {
   verdicts: Map<Verdict, number>;
   rewardSum: number;
   rewardCount: number;
+  /** Rows whose program ran in the sandbox, and rows that reused an identical program's run. */
+  executed: number;
+  cached: number;
 };
+
+/** A submitted batch, for the progress estimate: its rows, how many are done, its span of input bytes. */
+type BatchProgress = { size: number; done: number; startBytes: number; endBytes: number };
 
 async function score(setup: Setup, io: CliIo): Promise<number> {
   const started = performance.now();
-  const { config, rollouts } = setup;
+  const { config, rollouts, sandbox } = setup;
+  const execute = sandbox !== null;
   const progress = new Progress({
     stream: io.stderr,
     label: "minedit score",
@@ -524,26 +779,72 @@ async function score(setup: Setup, io: CliIo): Promise<number> {
     ...(rollouts.size === undefined ? {} : { totalBytes: rollouts.size }),
   });
   const report = (message: string) => progress.log(message);
-  const tasks = setup.tasks === undefined ? undefined : await loadTasks(setup.tasks, report);
+  const tasks = setup.tasks === undefined ? undefined : await loadTasks(setup.tasks, report, execute);
 
-  // A consumer that stops reading (`| head`) is not an error of ours: stop scoring quietly. Any other
-  // stdout failure also stops the run, and is reported as an internal error once the pool is closed.
+  // A consumer that stops reading (`| head`) is not an error of ours: stop scoring quietly (and stop the
+  // test runs in flight). Any other stdout failure also stops the run, and is reported as an internal
+  // error once the pool is closed.
+  const abort = new AbortController();
+  // Every test run queued or running listens on this one signal (up to two batches of them): not a leak.
+  setMaxListeners(0, abort.signal);
   let stdoutClosed = false;
   let stdoutError: Error | undefined;
   const onStdoutError = (error: NodeJS.ErrnoException) => {
     stdoutClosed = true;
+    abort.abort();
     if (error.code !== "EPIPE") stdoutError ??= error;
   };
   io.stdout.on("error", onStdoutError);
 
-  const stats: Stats = { scored: 0, bad: 0, verdicts: new Map(), rewardSum: 0, rewardCount: 0 };
+  const stats: Stats = {
+    scored: 0,
+    bad: 0,
+    verdicts: new Map(),
+    rewardSum: 0,
+    rewardCount: 0,
+    executed: 0,
+    cached: 0,
+  };
   const pool = new MetricsPool(config.pool.threads);
   try {
+    const scoreBatch =
+      sandbox === null
+        ? metricsOnly(pool, config)
+        : executing(
+            pool,
+            new ExecutingRolloutScorer({
+              pool,
+              sandbox,
+              // Every job is sent as an inline task, so the scorer's store stays empty.
+              tasks: TaskStore.fromTasks([]),
+              reward: config.reward,
+              limits: executionLimits(config),
+              executionConcurrency: config.sandbox.executionConcurrency,
+            }),
+            config,
+            abort.signal,
+          );
+
+    // Progress: rows whose result is known, and the input bytes behind them, estimated from where the
+    // reader was when each batch was cut (rows are read up to two batches ahead of the results).
+    const inFlight = new Set<BatchProgress>();
+    let emittedBytes = 0;
+    let readBytes = 0;
+    const showProgress = () => {
+      let done = stats.scored + stats.bad;
+      let bytes = emittedBytes;
+      for (const batch of inFlight) {
+        done += batch.done;
+        bytes += batch.size > 0 ? ((batch.endBytes - batch.startBytes) * batch.done) / batch.size : 0;
+      }
+      progress.update(done, rollouts.size === undefined ? undefined : bytes);
+    };
+
     let items: Item[] = [];
-    let requests: MetricsRequest[] = [];
+    let jobs: Job[] = [];
     let previous: Promise<void> = Promise.resolve();
 
-    const emit = async (batch: Item[], results: MetricsResult[]) => {
+    const emit = async (batch: Item[], results: JobResult[], state: BatchProgress) => {
       let out = "";
       for (const item of batch) {
         if ("bad" in item) {
@@ -551,30 +852,46 @@ async function score(setup: Setup, io: CliIo): Promise<number> {
           stats.bad += 1;
           continue;
         }
-        const result = results[item.request] as MetricsResult;
+        const result = results[item.job] as JobResult;
         if (!result.ok) {
           report(`${rollouts.name}:${item.line}: ${item.taskLabel ?? "inline task"}: ${result.message}`);
           stats.bad += 1;
           continue;
         }
         out += `${JSON.stringify(outputRow(item.row, result.score))}\n`;
-        countScore(stats, result.score.verdict, result.score.reward);
+        countScore(stats, result.score);
       }
+      inFlight.delete(state);
+      emittedBytes = state.endBytes;
       if (out !== "" && !stdoutClosed && !io.stdout.write(out)) await drained(io.stdout);
-      progress.update(stats.scored + stats.bad, rollouts.bytesRead());
+      showProgress();
     };
 
-    // Batch k is scored while batch k+1 is read; results are written strictly in batch order.
+    // Batch k is scored while batch k+1 is read (and, when executing, its tests queue behind batch k's);
+    // results are written strictly in batch order.
     const submit = async () => {
       const batch = items;
-      const scoring = requests.length > 0 ? pool.score(requests) : Promise.resolve([]);
+      const endBytes = rollouts.bytesRead() ?? 0;
+      const state: BatchProgress = {
+        size: batch.length,
+        done: batch.length - jobs.length,
+        startBytes: readBytes,
+        endBytes,
+      };
+      readBytes = endBytes;
+      inFlight.add(state);
+      const onResult = () => {
+        state.done += 1;
+        showProgress();
+      };
+      const scoring = jobs.length > 0 ? scoreBatch(jobs, onResult) : Promise.resolve([]);
       items = [];
-      requests = [];
+      jobs = [];
       // Observed below, after the previous batch; this only stops a rejection meanwhile from counting
       // as unhandled.
       scoring.catch(() => {});
       const before = previous;
-      previous = before.then(async () => emit(batch, await scoring));
+      previous = before.then(async () => emit(batch, await scoring, state));
       previous.catch(() => {});
       await before;
     };
@@ -583,7 +900,7 @@ async function score(setup: Setup, io: CliIo): Promise<number> {
       if (stdoutClosed) break;
       let row: RolloutRow;
       try {
-        row = parseRolloutRow(parseJsonObject(text));
+        row = parseRolloutRow(parseJsonObject(text), execute);
       } catch (error) {
         items.push({ line, bad: errorMessage(error) });
         if (items.length >= BATCH_ROWS) await submit();
@@ -593,14 +910,14 @@ async function score(setup: Setup, io: CliIo): Promise<number> {
       if (typeof task === "string") {
         items.push({ line, bad: task });
       } else {
-        const request = requests.length;
-        requests.push({
+        const job = jobs.length;
+        jobs.push({
           corrupted: task.corrupted,
           gold: task.gold,
           completion: row.completion,
-          config: config.reward,
+          tests: task.tests,
         });
-        items.push({ line, row, request, taskLabel: task.label });
+        items.push({ line, row, job, taskLabel: task.label });
       }
       if (items.length >= BATCH_ROWS) await submit();
     }
@@ -613,7 +930,7 @@ async function score(setup: Setup, io: CliIo): Promise<number> {
 
   if (stdoutError !== undefined) throw stdoutError;
   progress.clear();
-  io.stderr.write(summary(stats, tasks, config, (performance.now() - started) / 1000));
+  io.stderr.write(summary(stats, tasks, config, execute, (performance.now() - started) / 1000));
   return stats.bad > 0 || (tasks !== undefined && tasks.bad > 0) ? EXIT.badRows : EXIT.ok;
 }
 
@@ -633,15 +950,7 @@ function drained(stream: Writable): Promise<void> {
 }
 
 /** One stdout row. Numbers are written as computed (plain JSON numbers, no rounding). */
-function outputRow(
-  row: RolloutRow,
-  score: {
-    verdict: Verdict;
-    reward: number | null;
-    detail: string;
-    components: { dModel: number; dGold: number; excess: number } | null;
-  },
-): Record<string, unknown> {
+function outputRow(row: RolloutRow, score: RowScore): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id };
   if (row.taskId !== undefined) out.task_id = row.taskId;
   out.reward = score.reward;
@@ -649,21 +958,39 @@ function outputRow(
   out.d_model = score.components?.dModel ?? null;
   out.d_gold = score.components?.dGold ?? null;
   out.excess = score.components?.excess ?? null;
+  if (score.execution !== undefined) {
+    out.tests_passed = score.execution.testsPassed;
+    out.tests_total = score.execution.testsTotal;
+    out.cached = score.execution.cached;
+  }
   out.detail = score.detail;
   out.reward_version = REWARD_DEFINITION_VERSION;
   return out;
 }
 
-function countScore(stats: Stats, verdict: Verdict, reward: number | null): void {
+/** Verdicts decided before any test runs: there is no program to run. */
+const NOT_RUN: ReadonlySet<Verdict> = new Set(["UNPARSABLE", "NO_CODE"]);
+
+function countScore(stats: Stats, score: RowScore): void {
   stats.scored += 1;
-  stats.verdicts.set(verdict, (stats.verdicts.get(verdict) ?? 0) + 1);
-  if (reward !== null) {
-    stats.rewardSum += reward;
+  stats.verdicts.set(score.verdict, (stats.verdicts.get(score.verdict) ?? 0) + 1);
+  if (score.reward !== null) {
+    stats.rewardSum += score.reward;
     stats.rewardCount += 1;
+  }
+  if (score.execution !== undefined && !NOT_RUN.has(score.verdict)) {
+    if (score.execution.cached) stats.cached += 1;
+    else stats.executed += 1;
   }
 }
 
-function summary(stats: Stats, tasks: TaskTable | undefined, config: Config, seconds: number): string {
+function summary(
+  stats: Stats,
+  tasks: TaskTable | undefined,
+  config: Config,
+  execute: boolean,
+  seconds: number,
+): string {
   const rate = seconds > 0 ? stats.scored / seconds : 0;
   const verdicts = VERDICTS.filter((v) => stats.verdicts.has(v))
     .map((v) => `${v} ${stats.verdicts.get(v)}`)
@@ -679,6 +1006,21 @@ function summary(stats: Stats, tasks: TaskTable | undefined, config: Config, sec
   if (tasks !== undefined) {
     lines.push(`  tasks: ${tasks.loaded} loaded from ${tasks.name}, ${tasks.bad} bad task rows`);
   }
-  lines.push("  --no-exec: tests were not run; every program that parses counted as PASSED");
+  if (!execute) {
+    lines.push("  --no-exec: tests were not run; every program that parses counted as PASSED");
+    return `${lines.join("\n")}\n`;
+  }
+  const { wallTimeMs, memoryBytes, executionConcurrency } = config.sandbox;
+  lines.push(
+    `  tests: ${stats.executed} sandbox runs, ${stats.cached} rows reused an identical program's run ` +
+      `(limits: ${wallTimeMs} ms wall, ${memoryBytes / MIB} MiB memory, ${executionConcurrency} at once)`,
+  );
+  const infra = stats.verdicts.get("INFRA_ERROR") ?? 0;
+  if (infra > 0) {
+    lines.push(
+      `  INFRA_ERROR: ${infra} rows have no reward (the sandbox failed, or the task's tests are unusable); ` +
+        "see their detail",
+    );
+  }
   return `${lines.join("\n")}\n`;
 }

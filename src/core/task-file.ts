@@ -6,7 +6,10 @@
  *
  * A task row is `{"task_id": ..., "corrupted": "...", "gold": "..."}`. Accepted aliases, because the
  * datasets we read spell them differently: `id` for `task_id`, `corrupted_program` for `corrupted`,
- * `gold_program` for `gold`. Every other field (statement, tests, entry point — later issues) is ignored.
+ * `gold_program` for `gold`. Every other field (statement, split, ...) is ignored here; in particular
+ * `tests` and `entry_point`, which the CLI reads only when it executes tests, with the task store's schema
+ * (`parseStoredTask` in src/server/task-store.ts) — one schema for the service's task files and the CLI's,
+ * and no I/O-side module imported into core.
  *
  * Pure: no I/O. Whether the programs are valid Python is NOT checked here; that needs the parser, which
  * runs in the metrics workers (the main thread never parses Python).

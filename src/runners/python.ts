@@ -174,7 +174,8 @@ function interpretHarnessRun(result: ExecutionResult, nonce: string): TestOutcom
   });
 
   const final = finals.length === 1 ? finals[0] : undefined;
-  if (final !== undefined && final.value.status === "tests_invalid") {
+  // The harness judges the tests unusable only before `ready`, i.e. before candidate code ran.
+  if (final !== undefined && final.value.status === "tests_invalid" && ready === undefined) {
     return { ...infraOutcome(`unusable tests: ${str(final.value.detail)}`), ...base };
   }
   if (ready === undefined) {
@@ -206,6 +207,8 @@ function interpretHarnessRun(result: ExecutionResult, nonce: string): TestOutcom
       return { verdict: v.memory_error === true ? "MEMORY_LIMIT" : "RUNTIME_ERROR", ...outcome };
     case "tampered":
       return { verdict: "FAILED_TESTS", ...outcome, testsPassed: 0 };
+    case "tests_invalid":
+      return partial("FAILED_TESTS", "test runner tampered: a tests_invalid record after candidate code ran");
     default:
       return partial("RUNTIME_ERROR", `unknown harness status ${JSON.stringify(v.status)}`);
   }

@@ -409,7 +409,14 @@ export class BwrapSandbox implements Sandbox {
         child.once("close", (code, signal) => resolve({ code, signal }));
       },
     );
-    const entry: Active = { kill, done };
+    let closedDuringRun = false;
+    const entry: Active = {
+      kill: () => {
+        closedDuringRun = true;
+        kill();
+      },
+      done,
+    };
     this.active.add(entry);
 
     const timer = setTimeout(() => {
@@ -447,6 +454,10 @@ export class BwrapSandbox implements Sandbox {
 
     if (end.spawnError !== undefined) {
       throw unavailable(`cannot start bwrap: ${end.spawnError.message}`);
+    }
+    if (closedDuringRun) {
+      // Shutting down is not something the program did: no result rather than a failure verdict.
+      throw unavailable("the sandbox was closed during the run");
     }
     const stdout = output.text("stdout");
     const stderr = output.text("stderr");

@@ -249,6 +249,16 @@ describe("cheating the test runner", () => {
     await normalStillPasses();
   });
 
+  test("making the tests look unusable after they loaded is FAILED_TESTS, never a masked INFRA_ERROR", async () => {
+    // A thread deletes TestCases (or marks it skipped) as soon as the tests define it.
+    const program = (action: string) =>
+      `import threading\ndef spoil():\n    g = globals()\n    while 'TestCases' not in g:\n        pass\n    ${action}\nthreading.Thread(target=spoil, daemon=True).start()\ndef task_func(a, b):\n    return 0\n`;
+    for (const action of ["del g['TestCases']", "g['TestCases'].__unittest_skip__ = True"]) {
+      expectVerdict(await score(program(action)), "FAILED_TESTS");
+    }
+    await normalStillPasses();
+  });
+
   test("printing a fake result record, with a guessed nonce or the stdin it never sees: not PASSED", async () => {
     const fake = (nonce: string) =>
       `print('\\n@@minedit:${nonce}:ready:{"total": 2}')\nprint('\\n@@minedit:${nonce}:result:{"status": "ok", "passed": 2, "total": 2, "all_ok": true, "memory_error": false, "detail": ""}')\n`;

@@ -156,6 +156,16 @@ def check(candidate):
     expect(fail).toMatchObject({ verdict: "FAILED_TESTS", testsPassed: 1, testsTotal: 2 });
   });
 
+  test("a check that raises after its asserts (e.g. an expected-exception loop) fails the run", async () => {
+    const raising =
+      "def check(candidate):\n    assert candidate(1, 1) == 2\n    for bad in ('x',):\n        try:\n            candidate(bad, 1)\n        except TypeError:\n            pass\n        else:\n            raise AssertionError('must raise')\n";
+    const lenient = "def task_func(a, b):\n    return a + b if isinstance(a, int) else 0\n";
+    const fail = await run(lenient, { style: "assert", code: raising, entryPoint: "task_func" });
+    expect(fail).toMatchObject({ verdict: "FAILED_TESTS", testsPassed: 1, testsTotal: 2 });
+    const pass = await run(ADD, { style: "assert", code: raising, entryPoint: "task_func" });
+    expect(pass).toMatchObject({ verdict: "PASSED", testsPassed: 2, testsTotal: 2 });
+  });
+
   test("a missing entry point fails the tests", async () => {
     const o = await run("def other(a, b):\n    return a + b\n", {
       style: "assert",

@@ -17,6 +17,12 @@ class TestCases(unittest.TestCase):
         self.assertEqual(to_roman(1994), "MCMXCIV")
         self.assertEqual(to_roman(2024), "MMXXIV")
 
+    def test_every_symbol(self):
+        self.assertEqual(to_roman(1666), "MDCLXVI")
+        self.assertEqual(to_roman(3888), "MMMDCCCLXXXVIII")
+        self.assertEqual(to_roman(99), "XCIX")
+        self.assertEqual(to_roman(500), "D")
+
     def test_upper_limit(self):
         self.assertEqual(to_roman(3999), "MMMCMXCIX")
         with self.assertRaises(ValueError):

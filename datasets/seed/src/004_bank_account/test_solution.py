@@ -14,6 +14,7 @@ class TestCases(unittest.TestCase):
             account.withdraw(21)
         self.assertEqual(account.balance, 20)
         self.assertEqual(account.transactions(), [])
+        self.assertEqual(account.withdraw(20), 0)
 
     def test_overdraft_limit_is_inclusive(self):
         account = BankAccount("Cy", 10, overdraft_limit=40)
@@ -25,6 +26,8 @@ class TestCases(unittest.TestCase):
         with self.assertRaises(ValueError):
             BankAccount("Dee", -1)
         account = BankAccount("Dee")
+        self.assertEqual(account.deposit(1), 1)
+        self.assertEqual(account.withdraw(1), 0)
         for bad in (0, -5):
             with self.assertRaises(ValueError):
                 account.deposit(bad)
@@ -33,10 +36,11 @@ class TestCases(unittest.TestCase):
 
     def test_transfer_records_both_sides(self):
         source, target = BankAccount("Eve", 300), BankAccount("Fay")
+        target.deposit(7)
         source.transfer(target, 120)
-        self.assertEqual((source.balance, target.balance), (180, 120))
+        self.assertEqual((source.balance, target.balance), (180, 127))
         self.assertEqual(source.transactions(), [("transfer_out", 120)])
-        self.assertEqual(target.transactions(), [("transfer_in", 120)])
+        self.assertEqual(target.transactions(), [("deposit", 7), ("transfer_in", 120)])
 
     def test_transactions_returns_a_copy(self):
         account = BankAccount("Gus")

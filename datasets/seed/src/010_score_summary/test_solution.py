@@ -16,6 +16,7 @@ class TestCases(unittest.TestCase):
 
     def test_odd_count_median(self):
         self.assertEqual(summarize_scores([50, 90, 70])["median"], 70.0)
+        self.assertEqual(summarize_scores([1.111, 2.226, 3.0, 9.5])["median"], 2.61)
 
     def test_single_score(self):
         summary = summarize_scores([7])

@@ -7,6 +7,7 @@ class TestCases(unittest.TestCase):
 
     def test_exact_fit(self):
         self.assertEqual(wrap_words("aa bb cc", 5), ["aa bb", "cc"])
+        self.assertEqual(wrap_words("aa bb cc", 7), ["aa bb", "cc"])
         self.assertEqual(wrap_words("aa bb cc", 8), ["aa bb cc"])
 
     def test_long_word_gets_own_line(self):

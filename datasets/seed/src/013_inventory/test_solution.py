@@ -21,6 +21,9 @@ class TestCases(unittest.TestCase):
     def test_remove_too_many_changes_nothing(self):
         stock = Inventory()
         stock.add("fig", 2)
+        stock.remove("fig")
+        self.assertEqual(stock.count("fig"), 1)
+        stock.add("fig")
         with self.assertRaises(KeyError):
             stock.remove("fig", 3)
         with self.assertRaises(KeyError):
@@ -34,6 +37,8 @@ class TestCases(unittest.TestCase):
             stock.add("lime", 0)
         with self.assertRaises(ValueError):
             stock.remove("lime", -1)
+        with self.assertRaises(ValueError):
+            stock.remove("lime", 0)
         self.assertEqual(stock.count("lime"), 1)
 
     def test_low_stock_order(self):

@@ -7,6 +7,7 @@ class TestCases(unittest.TestCase):
 
     def test_window_of_three(self):
         self.assertEqual(moving_average([3, 1, 2, 10, 0, 5], 3), [2.0, 4.333, 4.0, 5.0])
+        self.assertEqual(moving_average([1, 2, 2, 5], 3), [1.667, 3.0])
 
     def test_window_equal_to_length(self):
         self.assertEqual(moving_average([4, 8, 6], 3), [6.0])

@@ -7,6 +7,7 @@ class TestCases(unittest.TestCase):
 
     def test_wraps_and_keeps_case(self):
         self.assertEqual(caesar_shift("xYz", 3), "aBc")
+        self.assertEqual(caesar_shift("AZaz09", 1), "BAba10")
 
     def test_digits_wrap_within_ten(self):
         self.assertEqual(caesar_shift("Room 908", 3), "Urrp 231")

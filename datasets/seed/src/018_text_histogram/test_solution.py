@@ -13,6 +13,9 @@ class TestCases(unittest.TestCase):
     def test_zero_count_has_no_bar(self):
         self.assertEqual(text_histogram({"x": 0, "yy": 4}, width=2), "yy | ## 4\nx  | 0")
 
+    def test_default_width_is_twenty(self):
+        self.assertEqual(text_histogram({"a": 4, "b": 1}), "a | " + "#" * 20 + " 4\nb | ##### 1")
+
     def test_all_zero(self):
         self.assertEqual(text_histogram({"a": 0}), "a | 0")
 

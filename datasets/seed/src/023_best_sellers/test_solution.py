@@ -3,7 +3,7 @@ import unittest
 
 class TestCases(unittest.TestCase):
     def test_revenue_is_summed_per_product(self):
-        orders = [("tea", 2, 3.5), ("mug", 1, 12.0), ("tea", 4, 3.5), ("jam", 3, 4.0)]
+        orders = [("tea", 2, 3.5), ("mug", 1, 12.0), ("tea", 4, 3.5), ("jam", 3, 4.0), ("oat", 1, 2.0)]
         self.assertEqual(best_sellers(orders), [("tea", 21.0), ("jam", 12.0), ("mug", 12.0)])
 
     def test_top_k(self):
@@ -12,6 +12,8 @@ class TestCases(unittest.TestCase):
 
     def test_k_larger_than_products(self):
         self.assertEqual(best_sellers([("pen", 10, 0.99)], k=5), [("pen", 9.9)])
+        orders = [("gum", 3, 0.333), ("tea", 1, 0.5), ("pen", 5, 1.99)]
+        self.assertEqual(best_sellers(orders), [("pen", 9.95), ("gum", 1.0), ("tea", 0.5)])
 
     def test_non_positive_quantities_ignored(self):
         orders = [("x", 0, 100), ("y", -2, 50), ("z", 1, 1)]

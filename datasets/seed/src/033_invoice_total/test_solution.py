@@ -14,8 +14,18 @@ class TestCases(unittest.TestCase):
             {"subtotal": 100.0, "discount": 5.0, "tax": 19.0, "total": 114.0},
         )
 
-    def test_just_below_threshold(self):
+    def test_just_below_thresholds(self):
         self.assertEqual(invoice_total([("lamp", 1, 99.5)], tax_rate=0)["discount"], 0.0)
+        self.assertEqual(
+            invoice_total([("shelf", 1, 499)]),
+            {"subtotal": 499.0, "discount": 24.95, "tax": 94.81, "total": 568.86},
+        )
+
+    def test_amounts_are_rounded_to_cents(self):
+        self.assertEqual(
+            invoice_total([("screw", 7, 0.333), ("desk", 1, 121.12)]),
+            {"subtotal": 123.45, "discount": 6.17, "tax": 23.46, "total": 140.74},
+        )
 
     def test_ten_percent_from_five_hundred(self):
         self.assertEqual(
@@ -32,5 +42,7 @@ class TestCases(unittest.TestCase):
         with self.assertRaises(ValueError):
             invoice_total([("odd", 1, -0.5)])
 
-    def test_empty_invoice(self):
-        self.assertEqual(invoice_total([]), {"subtotal": 0.0, "discount": 0.0, "tax": 0.0, "total": 0.0})
+    def test_empty_and_zero_lines(self):
+        zero = {"subtotal": 0.0, "discount": 0.0, "tax": 0.0, "total": 0.0}
+        self.assertEqual(invoice_total([]), zero)
+        self.assertEqual(invoice_total([("sample", 0, 5.0), ("flyer", 10, 0)]), zero)

@@ -15,6 +15,10 @@ class TestCases(unittest.TestCase):
         self.assertEqual(slugify("one two three four", max_length=13), "one-two-three")
         self.assertEqual(slugify("one two three four", max_length=12), "one-two")
 
+    def test_default_limit_is_fifty(self):
+        self.assertEqual(slugify("a" * 24 + " " + "b" * 25), "a" * 24 + "-" + "b" * 25)
+        self.assertEqual(slugify("a" * 25 + " " + "b" * 25), "a" * 25)
+
     def test_first_word_too_long(self):
         self.assertEqual(slugify("Supercalifragilistic day", max_length=5), "super")
 

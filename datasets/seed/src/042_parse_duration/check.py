@@ -6,6 +6,7 @@ def check(candidate):
     assert candidate("90m") == 5400
     assert candidate("0s") == 0
     assert candidate("1d1s") == 86401
+    assert candidate("2d") == 172800
     for bad in ["", "   ", "10", "h", "5m3h", "1h2h", "3x", "1.5h", "2m 30"]:
         try:
             candidate(bad)

@@ -7,5 +7,7 @@ def check(candidate):
     assert candidate("kebab-case name") == "kebab_case_name"
     assert candidate("Version2") == "version2"
     assert candidate("ABC") == "abc"
+    assert candidate("aB") == "a_b"
+    assert candidate("ABc") == "a_bc"
     assert candidate("__init__") == "init"
     assert candidate("") == ""

@@ -1,0 +1,650 @@
+/**
+ * End-to-end benchmark (see benchmarks/README.md): one 512-rollout GRPO step (32 tasks × 16 model-like
+ * rollouts, realistic duplicates) scored WITH EXECUTION by `minedit serve` over a real grpc-js client,
+ * against the same rollouts scored by one fresh Python interpreter per rollout (baseline.py), with the same
+ * parallelism, in the same run. Also reports the server's step latency and its idle memory.
+ *
+ * Run with `npm run bench:e2e` (builds first). It imports the BUILT code from dist/ and runs the built CLI.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { create } from "@bufbuild/protobuf";
+import { Client, credentials, Metadata } from "@grpc/grpc-js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, "..", "..");
+const DIST = join(ROOT, "dist");
+const TASKS = 32;
+const ROLLOUTS = 16;
+const TIMED_STEPS = 3;
+/** Seconds the server is left alone before its RSS is read (it is idle: no call in flight). */
+const SETTLE_MS = 2000;
+/** The baseline's per-rollout wall limit, as the server's default per test program. */
+const BASELINE_TIMEOUT_MS = 10_000;
+const IDLE_RSS_TARGET_MB = 300;
+const SPEED_TARGET = 5;
+
+const needed = [
+  "cli/main.js",
+  "config.js",
+  "server/engine.js",
+  "server/service-definition.js",
+  "gen/minedit/v1/reward_pb.js",
+  "workers/metrics-worker.js",
+];
+const missing = needed.filter((file) => !existsSync(join(DIST, file)));
+if (missing.length > 0) {
+  console.error(
+    `dist/ is missing ${missing.join(", ")}.\nBuild first: \`npx tsc -p tsconfig.json\` (\`npm run bench:e2e\` builds for you).`,
+  );
+  process.exit(1);
+}
+const load = (file) => import(pathToFileURL(join(DIST, file)).href);
+const { parseConfig } = await load("config.js");
+const { startEngine } = await load("server/engine.js");
+const { grpcServiceDefinition } = await load("server/service-definition.js");
+const { RewardService, RolloutSchema, ScoreBatchRequestSchema, Verdict } = await load(
+  "gen/minedit/v1/reward_pb.js",
+);
+
+const DEFAULTS = parseConfig({});
+/** The interpreter the sandbox runs candidates with; the baseline uses the very same one. */
+const PYTHON = DEFAULTS.sandbox.pythonPath;
+const PARALLELISM = availableParallelism();
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const fmt = (x, digits = 3) => x.toFixed(digits);
+const log = (message) => console.error(`[bench:e2e] ${message}`);
+const readJsonl = (file) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
+
+const runStarted = performance.now();
+const machine = {
+  cpu: cpus()[0]?.model ?? "unknown",
+  memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+  node: process.version,
+  python: spawnSync(PYTHON, ["--version"], { encoding: "utf8" }).stdout.trim(),
+  bwrap: spawnSync("bwrap", ["--version"], { encoding: "utf8" }).stdout.trim(),
+  loadavg: loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" "),
+};
+const workDir = mkdtempSync(join(tmpdir(), "minedit-bench-e2e-"));
+
+/** baseline.py's untimed helper: corruptions of problems, variants of tasks (see its docstring). */
+function prepare(input) {
+  const run = spawnSync(PYTHON, ["-s", join(HERE, "baseline.py"), "prepare"], {
+    input: JSON.stringify(input),
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+    env: pythonEnv(),
+  });
+  if (run.status !== 0) throw new Error(`baseline.py prepare failed (exit ${run.status}):\n${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+/** As the sandbox: fixed hash seed. Bytecode is cached in the temp dir, never beside the sources. */
+function pythonEnv() {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    PYTHONHASHSEED: "0",
+    PYTHONPYCACHEPREFIX: join(workDir, "pycache"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// gRPC client
+// ---------------------------------------------------------------------------------------------------------
+
+function scoreBatch(client, rollouts) {
+  const method = grpcServiceDefinition(RewardService).scoreBatch;
+  const request = create(ScoreBatchRequestSchema, { rollouts });
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      request,
+      new Metadata(),
+      { deadline: Date.now() + 600_000 },
+      (error, response) => (error ? reject(error) : resolve(response)),
+    );
+  });
+}
+
+const toRollouts = (rows) =>
+  rows.map((row) =>
+    create(RolloutSchema, {
+      id: row.id,
+      completion: row.completion,
+      taskRef: { case: "taskId", value: row.taskId },
+      groupId: row.taskId,
+    }),
+  );
+
+/** Plain objects from a response, in request order (the server answers in request order; checked). */
+function resultsOf(rows, response) {
+  if (response.results.length !== rows.length) throw new Error("the server lost rollouts");
+  return response.results.map((r, i) => {
+    if (r.id !== rows[i].id) throw new Error(`result #${i} is ${r.id}, expected ${rows[i].id}`);
+    return {
+      verdict: Verdict[r.verdict],
+      reward: r.reward ?? null,
+      dModel: r.components?.dModel ?? null,
+      dGold: r.components?.dGold ?? null,
+      cached: r.cached,
+      testsPassed: r.testsPassed,
+      testsTotal: r.testsTotal,
+      metricsMs: r.timings?.metricsMs ?? 0,
+      executionMs: r.timings?.executionMs ?? 0,
+      detail: r.detail,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tasks: the 24 shipped demo tasks plus 8 corrupted here from other seed problems, checked to fail
+// ---------------------------------------------------------------------------------------------------------
+
+const demoTasks = readJsonl(join(ROOT, "datasets", "seed", "demo-tasks.jsonl"));
+const demoProblems = new Set(demoTasks.map((t) => t.problem_id));
+const others = readJsonl(join(ROOT, "datasets", "seed", "problems.jsonl")).filter(
+  (p) => !demoProblems.has(p.problem_id),
+);
+log(`corrupting ${others.length} seed problems that are not demo tasks…`);
+const corruptions = prepare({ problems: others, tasks: [] }).problems;
+/** Round-robin over the test styles, so the extra tasks are not all unittest. */
+const byStyle = new Map();
+others.forEach((problem, i) => {
+  const { corrupted, corruption } = corruptions[i];
+  if (corrupted === null) return;
+  const task = {
+    task_id: `${problem.problem_id}/e2e`,
+    problem_id: problem.problem_id,
+    statement: problem.statement,
+    entry_point: problem.entry_point,
+    gold: problem.solution,
+    corrupted,
+    tests: problem.tests,
+    corruptions: [{ family: corruption.split(" ")[0], description: corruption }],
+    split: "test",
+    source: "benchmarks/e2e",
+  };
+  byStyle.set(problem.tests.style, [...(byStyle.get(problem.tests.style) ?? []), task]);
+});
+const candidates = [];
+for (let round = 0; candidates.length < [...byStyle.values()].flat().length; round++) {
+  for (const list of byStyle.values()) if (round < list.length) candidates.push(list[round]);
+}
+
+log(`probing ${candidates.length} corrupted candidates through an in-process engine (execution on)…`);
+const probeFile = join(workDir, "probe-tasks.jsonl");
+writeFileSync(probeFile, `${candidates.map((t) => JSON.stringify(t)).join("\n")}\n`);
+const fence = (code, lang = "python") => `\`\`\`${lang}\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\`\n`;
+const probeConfig = parseConfig({ server: { port: 0 }, tasks: { files: [probeFile] } });
+const probeEngine = await startEngine(probeConfig, [probeFile], true);
+const probeClient = new Client(`127.0.0.1:${probeEngine.server.port}`, credentials.createInsecure());
+const probeRows = candidates.flatMap((t) => [
+  { id: `${t.task_id}#corrupted`, taskId: t.task_id, completion: fence(t.corrupted) },
+  { id: `${t.task_id}#gold`, taskId: t.task_id, completion: fence(t.gold) },
+]);
+const probe = resultsOf(probeRows, await scoreBatch(probeClient, toRollouts(probeRows)));
+probeClient.close();
+await probeEngine.close();
+const FAILING = new Set(["FAILED_TESTS", "RUNTIME_ERROR", "TIMEOUT", "MEMORY_LIMIT"]);
+const extraTasks = candidates
+  .filter((_, i) => FAILING.has(probe[2 * i].verdict) && probe[2 * i + 1].verdict === "PASSED")
+  .slice(0, TASKS - demoTasks.length);
+const probeRejected = candidates.filter(
+  (_, i) => !(FAILING.has(probe[2 * i].verdict) && probe[2 * i + 1].verdict === "PASSED"),
+).length;
+if (extraTasks.length < TASKS - demoTasks.length)
+  throw new Error(`only ${extraTasks.length} corrupted problems fail their tests`);
+const tasks = [...demoTasks, ...extraTasks];
+const taskFile = join(workDir, "tasks.jsonl");
+writeFileSync(taskFile, `${tasks.map((t) => JSON.stringify(t)).join("\n")}\n`);
+
+// ---------------------------------------------------------------------------------------------------------
+// The step: 16 model-like rollouts per task
+// ---------------------------------------------------------------------------------------------------------
+
+const prepared = prepare({ problems: [], tasks }).tasks;
+
+/** mulberry32, seeded per task, only to interleave each group's rollouts reproducibly. */
+function shuffled(items, seed) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+const INTROS = [
+  "Here is the corrected program:",
+  "The bug is fixed below.",
+  "I found the problem. Fixed version:",
+  "Corrected code:",
+];
+const OUTROS = [
+  "The comparison at the boundary was off by one.",
+  "This makes the edge case behave as the statement requires.",
+  "All the tests should pass now.",
+  "",
+];
+
+/** Which kinds must yield which verdicts (checked on the server's and the baseline's answers). */
+const EXPECTED = {
+  "fix-fenced": "PASSED",
+  "fix-commented": "PASSED",
+  "fix-think": "PASSED",
+  "fix-bare": "PASSED",
+  "fix-two-blocks": "PASSED",
+  "over-edit-docstring": "PASSED",
+  "over-edit-renamed": "PASSED",
+  "over-edit-rewritten": "PASSED",
+  unchanged: "FAIL",
+  "wrong-fix": "FAIL",
+  truncated: "UNPARSABLE",
+  "prose-only": "UNPARSABLE",
+  "think-only": "NO_CODE",
+};
+
+function groupOf(task, variants, index) {
+  const intro = INTROS[index % INTROS.length];
+  const outro = OUTROS[index % OUTROS.length];
+  const firstLines = task.corrupted.split("\n").slice(0, 4).join("\n");
+  const fixFenced = `${intro}\n\n${fence(task.gold)}\n${outro}\n`;
+  const unchanged = `I checked the code against the statement and it looks correct to me:\n\n${fence(task.corrupted)}`;
+  const think =
+    `<think>\nLet me read the code first.\n${fence(firstLines)}\nThe boundary handling looks suspicious; ` +
+    `let me trace a small example by hand... yes, that is the bug.\n</think>\n${intro}\n${fence(task.gold)}`;
+  const distinct = [
+    ["fix-fenced", fixFenced],
+    ["unchanged", unchanged],
+    ["fix-commented", `${intro}\n\n${fence(variants.reformatted)}`],
+    ["fix-think", think],
+    ["fix-bare", task.gold],
+    ["fix-two-blocks", `Original:\n${fence(task.corrupted)}\nFixed:\n${fence(task.gold, "py")}`],
+    ["over-edit-docstring", `${intro}\n${fence(variants.docstring)}`],
+    ["over-edit-renamed", `I also gave the variables clearer names.\n${fence(variants.renamed)}`],
+    ["over-edit-rewritten", `Here is a cleaned-up version:\n${fence(variants.rewritten)}\n${outro}`],
+    ["wrong-fix", `${intro}\n${fence(variants.wrong_fix)}`],
+    ["truncated", `${intro}\n\n\`\`\`python\n${variants.truncated}`],
+    index % 2 === 0
+      ? [
+          "prose-only",
+          "The function already handles every case in the statement; I do not see a bug, so no change is needed.",
+        ]
+      : [
+          "think-only",
+          "<think>\nThe loop bound might be wrong, or the comparison. I need to check both against the examples.\n</think>\n",
+        ],
+  ];
+  // Exact duplicates, as a converging policy emits: the fenced fix most often, then the others.
+  const duplicates = [
+    ["fix-fenced", fixFenced],
+    ["fix-fenced", fixFenced],
+    ["unchanged", unchanged],
+    ["fix-think", think],
+  ];
+  if (index % 2 === 1) {
+    // Odd groups: 5 duplicates and 11 distinct answers (the bare program is left out).
+    distinct.splice(
+      distinct.findIndex(([kind]) => kind === "fix-bare"),
+      1,
+    );
+    duplicates.push(["fix-fenced", fixFenced]);
+  }
+  const group = [
+    ...distinct.map(([kind, completion]) => ({ kind, completion, duplicate: false })),
+    ...duplicates.map(([kind, completion]) => ({ kind, completion, duplicate: true })),
+  ];
+  if (group.length !== ROLLOUTS) throw new Error(`group of ${group.length}`);
+  return shuffled(group, 1000 + index).map((r, j) => ({
+    ...r,
+    id: `${task.task_id}#${j}`,
+    taskId: task.task_id,
+    taskIndex: index,
+  }));
+}
+
+const rows = tasks.flatMap((task, i) => groupOf(task, prepared[i].variants, i));
+const n = rows.length;
+const duplicates = rows.filter((r) => r.duplicate).length;
+const distinctPairs = new Set(rows.map((r) => `${r.taskId}\u0000${r.completion}`)).size;
+const requests = toRollouts(rows);
+
+// ---------------------------------------------------------------------------------------------------------
+// (a) The server: `minedit serve` in a child process; its RSS is the whole service (workers are threads)
+// ---------------------------------------------------------------------------------------------------------
+
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+  const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
+  return { rssKiB: kib("VmRSS"), hwmKiB: kib("VmHWM"), threads };
+}
+
+log(`starting \`minedit serve --port 0\` with ${tasks.length} tasks…`);
+const serveStarted = performance.now();
+const server = spawn(
+  process.execPath,
+  [join(ROOT, "bin", "minedit.js"), "serve", "--port", "0", "--tasks", taskFile],
+  { stdio: ["ignore", "ignore", "pipe"] },
+);
+let serverStderr = "";
+const address = await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`server did not start:\n${serverStderr}`)), 60_000);
+  server.stderr.setEncoding("utf8");
+  server.stderr.on("data", (chunk) => {
+    serverStderr += chunk;
+    const match = /listening on (\S+):(\d+)/.exec(serverStderr);
+    if (match !== null) {
+      clearTimeout(timer);
+      resolve(`${match[1]}:${match[2]}`);
+    }
+  });
+  server.on("exit", (code) => reject(new Error(`server exited (${code}):\n${serverStderr}`)));
+});
+const serveStartup = (performance.now() - serveStarted) / 1000;
+await sleep(SETTLE_MS);
+const idleStart = memoryOf(server.pid);
+log(`listening on ${address}; idle RSS ${(idleStart.rssKiB / 1024).toFixed(0)} MiB`);
+
+const client = new Client(address, credentials.createInsecure());
+async function step() {
+  const t0 = performance.now();
+  const response = await scoreBatch(client, requests);
+  return { seconds: (performance.now() - t0) / 1000, results: resultsOf(rows, response) };
+}
+log("warm-up step (512 rollouts)…");
+const warmup = await step();
+await sleep(SETTLE_MS);
+const idleWarm = memoryOf(server.pid);
+const steps = [];
+for (let i = 0; i < TIMED_STEPS; i++) {
+  log(`timed step ${i + 1}/${TIMED_STEPS}…`);
+  steps.push(await step());
+}
+await sleep(SETTLE_MS);
+const idleAfter = memoryOf(server.pid);
+client.close();
+server.kill("SIGTERM");
+await new Promise((resolve) => server.once("exit", resolve));
+
+const serverResults = warmup.results;
+const sameAnswer = (a, b) =>
+  a.verdict === b.verdict && a.reward === b.reward && a.dModel === b.dModel && a.cached === b.cached;
+const unstable = steps.flatMap((s) => s.results.filter((r, i) => !sameAnswer(r, serverResults[i]))).length;
+const cacheHits = serverResults.filter((r) => r.cached).length;
+const executed = serverResults.filter(
+  (r) => !r.cached && r.verdict !== "UNPARSABLE" && r.verdict !== "NO_CODE",
+).length;
+const sandboxRuns = serverResults.reduce(
+  (sum, r, i) =>
+    sum +
+    (r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE"
+      ? 0
+      : tasks[rows[i].taskIndex].tests.style === "stdio"
+        ? tasks[rows[i].taskIndex].tests.cases.length
+        : 1),
+  0,
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// (b) The baseline: one fresh /usr/bin/python3 per rollout, PARALLELISM at a time, no sandbox
+// ---------------------------------------------------------------------------------------------------------
+
+function baselineInput(row) {
+  const task = tasks[row.taskIndex];
+  return JSON.stringify({
+    completion: row.completion,
+    corrupted: task.corrupted,
+    d_gold: prepared[row.taskIndex].d_gold,
+    tests: task.tests,
+    entry_point: task.entry_point,
+  });
+}
+
+function runOne(row) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(PYTHON, ["-s", "-c", "import baseline; baseline.score_one()"], {
+      cwd: HERE,
+      env: pythonEnv(),
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    let stdout = "";
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, BASELINE_TIMEOUT_MS);
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stdin.on("error", () => {}); // a program that exits early closes its stdin
+    child.stdin.end(baselineInput(row));
+    child.on("close", () => {
+      clearTimeout(timer);
+      const seconds = (performance.now() - t0) / 1000;
+      const line = stdout
+        .split("\n")
+        .filter((l) => l.startsWith("@@baseline:"))
+        .at(-1);
+      if (line === undefined) {
+        const verdict = timedOut ? "TIMEOUT" : "RUNTIME_ERROR";
+        resolve({ verdict, reward: DEFAULTS.reward.failureReward, dModel: null, seconds });
+        return;
+      }
+      const r = JSON.parse(line.slice("@@baseline:".length));
+      resolve({ verdict: r.verdict, reward: r.reward, dModel: r.d_model, seconds });
+    });
+  });
+}
+
+/** Every row through a fresh interpreter, `PARALLELISM` at a time; results in row order. */
+async function runBaseline(list) {
+  const results = new Array(list.length);
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: PARALLELISM }, async () => {
+      while (next < list.length) {
+        const index = next++;
+        results[index] = await runOne(list[index]);
+      }
+    }),
+  );
+  return { seconds: (performance.now() - t0) / 1000, results };
+}
+
+const startupRuns = [];
+for (let i = 0; i < 5; i++) {
+  const t0 = performance.now();
+  spawnSync(PYTHON, ["-s", "-c", "import ast, io, json, re, tokenize, unittest"], { env: pythonEnv() });
+  startupRuns.push((performance.now() - t0) / 1000);
+}
+await runOne(rows[0]); // fills the bytecode cache of baseline.py and reference.py (favours the baseline)
+log(`baseline: ${n} rollouts, one fresh ${PYTHON} each, ${PARALLELISM} at a time…`);
+const baseline = await runBaseline(rows);
+const firstOfPair = new Map();
+rows.forEach((r, i) => {
+  const key = `${r.taskId}\u0000${r.completion}`;
+  if (!firstOfPair.has(key)) firstOfPair.set(key, i);
+});
+const distinctRows = [...firstOfPair.values()].map((i) => rows[i]);
+log(`baseline, exact duplicate completions run once: ${distinctRows.length} rollouts…`);
+const baselineDedup = await runBaseline(distinctRows);
+rmSync(workDir, { recursive: true, force: true });
+
+// ---------------------------------------------------------------------------------------------------------
+// Agreement: every rollout's verdict (and, when it passed, d(M,C) and reward) on both sides
+// ---------------------------------------------------------------------------------------------------------
+
+const disagreements = [];
+rows.forEach((row, i) => {
+  const s = serverResults[i];
+  const b = baseline.results[i];
+  const where = `${row.id} (${row.kind})`;
+  if (s.verdict !== b.verdict) {
+    disagreements.push(`${where}: server ${s.verdict} vs baseline ${b.verdict}${s.detail ? ` — ${s.detail}` : ""}`);
+  } else if (s.verdict === "PASSED" && (s.dModel !== b.dModel || Math.abs(s.reward - b.reward) > 1e-12)) {
+    disagreements.push(`${where}: d(M,C) ${s.dModel} vs ${b.dModel}, reward ${s.reward} vs ${b.reward}`);
+  }
+});
+const dGoldMismatch = rows.filter(
+  (row, i) => serverResults[i].dGold !== null && serverResults[i].dGold !== prepared[row.taskIndex].d_gold,
+).length;
+const kindViolations = rows
+  .map((row, i) => ({ row, verdict: serverResults[i].verdict }))
+  .filter(({ row, verdict }) => {
+    const want = EXPECTED[row.kind];
+    return want === "FAIL" ? !FAILING.has(verdict) : verdict !== want;
+  })
+  .map(({ row, verdict }) => `${row.id} (${row.kind}): ${verdict}`);
+
+// ---------------------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------------------
+
+const stepSeconds = steps.map((s) => s.seconds);
+const stepMedian = median(stepSeconds);
+const rate = (seconds, count = n) => count / seconds;
+const mib = (kib) => kib / 1024;
+const mb = (kib) => (kib * 1024) / 1e6;
+const memCell = (m) => `${mib(m.rssKiB).toFixed(0)} MiB (${mb(m.rssKiB).toFixed(0)} MB)`;
+const verdictCounts = (results) =>
+  Object.entries(
+    results.reduce((acc, r) => {
+      acc[r.verdict] = (acc[r.verdict] ?? 0) + 1;
+      return acc;
+    }, {}),
+  )
+    .sort((a, b) => b[1] - a[1])
+    .map(([v, c]) => `${v} ${c}`)
+    .join(", ");
+const styles = (list) =>
+  ["unittest", "assert", "stdio"].map((s) => `${list.filter((t) => t.tests.style === s).length} ${s}`).join(", ");
+const metricsMs = median(steps.map((s) => s.results[0]?.metricsMs ?? 0));
+const sandboxSeconds = median(
+  steps.map((s) => s.results.reduce((sum, r) => sum + (r.cached ? 0 : r.executionMs), 0) / 1000),
+);
+const ratio = baseline.seconds / stepMedian;
+const lines = [];
+const out = (line = "") => lines.push(line);
+
+out("## Machine");
+out();
+out(`- CPU: ${machine.cpu}; os.availableParallelism() = ${PARALLELISM}; RAM ${machine.memory}`);
+out(`- Node ${machine.node}; ${machine.python} at ${PYTHON} (sandbox and baseline); ${machine.bwrap}`);
+out(
+  `- load average (1/5/15 min) at start: ${machine.loadavg}; at end: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
+out();
+out("## Step");
+out();
+out(
+  `- ${n} rollouts = ${tasks.length} tasks × ${ROLLOUTS} (${styles(tasks)}): the ${demoTasks.length} demo tasks + ` +
+    `${extraTasks.length} corrupted here (${styles(extraTasks)}; ${extraTasks.map((t) => `${t.problem_id} ${t.corruptions[0].description}`).join("; ")}); ` +
+    `${probeRejected} of ${candidates.length} probed corruptions did not fail their tests (or were not needed)`,
+);
+out(
+  `- ${duplicates} rollouts (${((100 * duplicates) / n).toFixed(1)} %) are exact duplicates within their group → ` +
+    `${distinctPairs} distinct (task, completion) pairs`,
+);
+out(
+  `- kinds: ${Object.keys(EXPECTED)
+    .map((k) => `${k} ${rows.filter((r) => r.kind === k).length}`)
+    .join(", ")}`,
+);
+out(`- verdicts (server): ${verdictCounts(serverResults)}`);
+out();
+out("## Results");
+out();
+out("| scorer | rollouts | seconds | rollouts/s | vs baseline |");
+out("|---|---:|---:|---:|---:|");
+const tableRow = (label, seconds, count = n) =>
+  out(
+    `| ${label} | ${count} | ${fmt(seconds)} | ${rate(seconds, count).toFixed(1)} | ${(rate(seconds, count) / rate(baseline.seconds)).toFixed(1)}× |`,
+  );
+tableRow(`baseline: fresh \`python3\` per rollout, ${PARALLELISM} at a time, no sandbox`, baseline.seconds);
+tableRow(
+  "baseline, exact duplicate completions run once (same rollouts/s basis: 512 answered)",
+  baselineDedup.seconds,
+);
+tableRow("server, first step after start-up (warm-up)", warmup.seconds);
+tableRow(`**server, step latency, median of ${TIMED_STEPS}**`, stepMedian);
+out();
+out(
+  `**Speed: ${ratio.toFixed(1)}× the baseline's rollouts/s** (target ≥ ${SPEED_TARGET}×: ${ratio >= SPEED_TARGET ? "met" : "NOT met"}); ` +
+    `${(baselineDedup.seconds / stepMedian).toFixed(1)}× a baseline that runs exact duplicates once.`,
+);
+out();
+out("| server memory (`/proc/<pid>/status`, main thread + workers) | RSS |");
+out("|---|---:|");
+out(`| idle after start-up (${SETTLE_MS / 1000} s after "listening") | ${memCell(idleStart)} |`);
+out(`| idle after the warm-up step | ${memCell(idleWarm)} |`);
+out(`| idle after all ${1 + TIMED_STEPS} steps | ${memCell(idleAfter)} |`);
+out(`| peak (VmHWM) over the run | ${memCell({ rssKiB: idleAfter.hwmKiB })} |`);
+out();
+out(
+  `Idle RSS target < ${IDLE_RSS_TARGET_MB} MB: ${Math.max(mb(idleStart.rssKiB), mb(idleWarm.rssKiB)) < IDLE_RSS_TARGET_MB ? "met" : "NOT met"}. ` +
+    `Threads in the server process at idle: ${idleWarm.threads}.`,
+);
+out();
+out(
+  `Step latencies: warm-up ${fmt(warmup.seconds)} s; timed ${stepSeconds.map((s) => fmt(s)).join(", ")} s. ` +
+    `Server start-up (spawn → "listening", ${tasks.length} tasks checked): ${fmt(serveStartup)} s.`,
+);
+out(
+  `Per step: ${cacheHits} results with \`cached=true\` (same task, same norm(M) as an earlier rollout), ` +
+    `${executed} test executions (${sandboxRuns} sandboxed processes: one per unittest/assert rollout, one per ` +
+    `stdio case), ${n - cacheHits - executed} rollouts with nothing to run (UNPARSABLE / NO_CODE); metrics stage ` +
+    `${fmt(metricsMs / 1000)} s, summed sandbox wall ${fmt(sandboxSeconds)} s (median of the timed steps).`,
+);
+out(
+  `Baseline: per-process wall median ${fmt(median(baseline.results.map((r) => r.seconds)))} s, ` +
+    `max ${fmt(Math.max(...baseline.results.map((r) => r.seconds)))} s; interpreter start-up with ` +
+    `\`import ast, io, json, re, tokenize, unittest\` alone ${fmt(median(startupRuns))} s (median of 5). ` +
+    `Verdicts: ${verdictCounts(baseline.results)}.`,
+);
+out();
+out(
+  `Agreement: ${n - disagreements.length}/${n} rollouts have the same verdict on both sides (and, when passed, ` +
+    `the same d(M,C) as floats and the same reward); ${disagreements.length} disagree. d(G,C) differs on ` +
+    `${dGoldMismatch} rollouts. Timed steps answering differently from the warm-up step: ${unstable}. ` +
+    `Rollouts whose verdict is not what their kind implies: ${kindViolations.length}.`,
+);
+for (const d of disagreements.slice(0, 20)) out(`- disagreement: ${d}`);
+for (const k of kindViolations.slice(0, 20)) out(`- kind: ${k}`);
+out();
+out(`Whole run: ${fmt((performance.now() - runStarted) / 1000, 0)} s.`);
+
+console.log(lines.join("\n"));
+if (disagreements.length > 0 || unstable > 0) process.exitCode = 2;
