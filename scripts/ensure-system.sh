@@ -24,6 +24,10 @@ if ! command -v bwrap >/dev/null 2>&1; then
   need_root_or_explain "bubblewrap (the sandbox that runs candidate programs)" "bubblewrap"
 fi
 
+if ! command -v prlimit >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
+  need_root_or_explain "prlimit and setpriv (resource limits and privilege drop for the sandbox)" "util-linux"
+fi
+
 python_is_311() { "$1" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null; }
 
 if ! python_is_311 /usr/bin/python3; then

@@ -281,8 +281,9 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
       if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
         throw usage(
           `cannot run the tests: ${error.rawMessage}\n` +
-            "Install bubblewrap (Debian: apt-get install -y bubblewrap), or pass --no-exec to score the " +
-            "edit distance only (every program that parses then counts as passing).",
+            "The tests run in a bubblewrap sandbox: install bubblewrap (Debian: apt-get install -y " +
+            "bubblewrap) and fix the problem above, or pass --no-exec to score the edit distance only " +
+            "(every program that parses then counts as passing).",
         );
       }
       throw error;
@@ -339,7 +340,8 @@ async function buildConfig(values: Values): Promise<Config> {
     sandbox.wallTimeMs = numberFlag("--wall-time-ms", values["wall-time-ms"]);
   }
   if (values["memory-mb"] !== undefined) {
-    sandbox.memoryBytes = numberFlag("--memory-mb", values["memory-mb"]) * MIB;
+    // Whole bytes, so a fractional MiB count (0.5) is a valid limit rather than a type error.
+    sandbox.memoryBytes = Math.round(numberFlag("--memory-mb", values["memory-mb"]) * MIB);
   }
   if (values.concurrency !== undefined) {
     sandbox.executionConcurrency = numberFlag("--concurrency", values.concurrency);

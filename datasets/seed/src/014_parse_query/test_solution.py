@@ -20,6 +20,7 @@ class TestCases(unittest.TestCase):
 
     def test_invalid_escape_kept(self):
         self.assertEqual(parse_query("rate=100%&code=%zz1"), {"rate": ["100%"], "code": ["%zz1"]})
+        self.assertEqual(parse_query("half=%4g&tail=%4"), {"half": ["%4g"], "tail": ["%4"]})
 
     def test_empty_query(self):
         self.assertEqual(parse_query(""), {})

@@ -14,6 +14,7 @@ class TestCases(unittest.TestCase):
 
     def test_whitespace_and_duplicates(self):
         self.assertEqual(group_by_initial(["  olga ", "olga", "Otto"]), {"O": ["olga", "Otto"]})
+        self.assertEqual(group_by_initial(["\tIda", "  ivo"]), {"I": ["Ida", "ivo"]})
 
     def test_names_differing_in_case(self):
         self.assertEqual(group_by_initial(["eve", "Eve", "EVE"]), {"E": ["EVE", "Eve", "eve"]})
