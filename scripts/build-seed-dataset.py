@@ -96,9 +96,9 @@ CHILD_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8
 DIR_RE = re.compile(r"^(\d{3})_([a-z0-9]+(?:_[a-z0-9]+)*)$")
 
 # Runs the jobs of one problem in one `python3 -I` process (interpreter start-up dominates the run time):
-# every job gets a fresh module namespace, its own SIGALRM deadline, and captured stdout/stderr, so a
-# program can neither see another job's state nor forge the result line. Reads {"jobs": [...]} as JSON on
-# stdin and prints one line RESULT_MARK + JSON list of results.
+# every job gets a fresh module namespace, its own SIGALRM deadline, and captured stdout/stderr, so what a
+# program prints is never mistaken for the result line. This verifies our own data; it is not a sandbox for
+# untrusted code. Reads {"jobs": [...]} as JSON on stdin and prints one line RESULT_MARK + JSON results.
 RESULT_MARK = "@@minedit-seed-result@@ "
 HARNESS = r"""
 import contextlib, io, json, signal, sys, types, unittest
@@ -113,6 +113,9 @@ class Deadline(BaseException):
 
 
 def on_alarm(signum, frame):
+    # Re-arm: unittest records the exception of a hanging test method and moves on to the next one,
+    # which may hang too and must be interrupted as well, until the job's finally clause disarms.
+    signal.alarm(1)
     raise Deadline("timeout")
 
 
@@ -213,6 +216,7 @@ for job in jobs:
         results.append({"ok": False, "error": describe(exc)})
 real_stdout.write(MARK + json.dumps(results) + "\n")
 """
+
 
 @dataclass
 class Problem:

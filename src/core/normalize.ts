@@ -7,6 +7,7 @@
 import type { DistanceScope } from "../config.js";
 import type { FunctionDef, Stmt } from "./python/ast.js";
 import { parsePython } from "./python/parse.js";
+import { PySyntaxError } from "./python/syntax-error.js";
 import { pythonTokens, pythonTokensWithOffsets } from "./python/tokenize.js";
 import { unparse, unparseWithMarker } from "./python/unparse.js";
 
@@ -25,6 +26,18 @@ export type NormalizedProgram = { normalized: string; tokens: string[] };
  * Throws `PySyntaxError` (or `TokenizeError`) for what CPython 3.11 rejects.
  */
 export function normalizeProgram(source: string, scope: DistanceScope = "program"): NormalizedProgram {
+  try {
+    return normalizeParsed(source, scope);
+  } catch (error) {
+    // A JavaScript stack overflow on absurdly deep nesting (a 50,000-term sum, 20,000 unary minuses):
+    // CPython 3.11 fails on such programs as well (RecursionError / MemoryError, far below our depth),
+    // so they are rejected like any other program CPython cannot unparse.
+    if (error instanceof RangeError) throw new PySyntaxError("the program is nested too deeply to parse");
+    throw error;
+  }
+}
+
+function normalizeParsed(source: string, scope: DistanceScope): NormalizedProgram {
   const module = parsePython(source);
   const target = scope === "function_body" ? firstFunctionBreadthFirst(module.body) : null;
   if (target === null) {

@@ -44,6 +44,11 @@ function score(file: string, ...extra: string[]): Run {
   return minedit(["score", file, "--no-exec", "--threads", "2", ...extra]);
 }
 
+/** Scores executing the tests, 2 worker threads and 2 sandbox runs at once; `extra` goes after the file. */
+function scoreExec(file: string, ...extra: string[]): Run {
+  return minedit(["score", file, "--threads", "2", "--concurrency", "2", ...extra]);
+}
+
 function byId(run: Run): Map<unknown, Record<string, unknown>> {
   return new Map(run.rows.map((row) => [row.id, row]));
 }
@@ -401,12 +406,17 @@ describe("input handling", () => {
 });
 
 describe("usage errors exit 2 and score nothing", () => {
-  it("requires --no-exec, explaining that execution needs the sandbox", () => {
-    const run = minedit(["score", fixture("rollouts.jsonl")]);
+  it("fails when the sandbox cannot start, pointing at bubblewrap and --no-exec", () => {
+    const config = join(scratch, "no-python.json");
+    writeFileSync(config, JSON.stringify({ sandbox: { pythonPath: join(scratch, "no-such-python3") } }));
+    const run = minedit(["score", fixture("rollouts.jsonl"), "--config", config]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("executing the tests needs the sandbox, which is not available yet");
-    expect(run.stderr).toContain("Pass --no-exec to score the edit distance only");
+    expect(run.stderr).toContain(
+      `cannot run the tests: bwrap sandbox: interpreter ${join(scratch, "no-such-python3")}`,
+    );
+    expect(run.stderr).toContain("install bubblewrap (Debian: apt-get install -y bubblewrap)");
+    expect(run.stderr).toContain("or pass --no-exec to score the edit distance only");
   });
 
   it.each([
@@ -426,6 +436,11 @@ describe("usage errors exit 2 and score nothing", () => {
     ],
     [["score", "x.jsonl", "--no-exec", "--lambda-edit=-1"], "reward.lambdaEdit: Too small"],
     [["score", "x.jsonl", "--no-exec", "--threads", "0"], "pool.threads: Too small"],
+    [["score", "x.jsonl", "--wall-time-ms", "0"], "sandbox.wallTimeMs: Too small"],
+    [["score", "x.jsonl", "--wall-time-ms", "1.5"], "sandbox.wallTimeMs: Invalid input: expected int"],
+    [["score", "x.jsonl", "--memory-mb", "lots"], '--memory-mb: expected a number, got "lots"'],
+    [["score", "x.jsonl", "--memory-mb", "0"], "sandbox.memoryBytes: Too small"],
+    [["score", "x.jsonl", "--concurrency", "0"], "sandbox.executionConcurrency: Too small"],
     [["score", "x.jsonl", "--no-exec", "--variant", "fast"], "reward.variant: Invalid option"],
     [["score", "x.jsonl", "--no-exec", "--variant", "edit_plus_cc"], "needs the added cognitive complexity"],
     [
@@ -458,7 +473,7 @@ describe("help and version", () => {
     const run = minedit(["--help"]);
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("Usage: minedit <command> [options]");
-    expect(run.stdout).toContain("score FILE.jsonl --no-exec");
+    expect(run.stdout).toContain("score FILE.jsonl [options]  score completions offline: run their tests");
     expect(run.stdout).toContain("reward = λexec − λedit·(d(M,C) − d(G,C))");
     expect(run.stdout).toContain("2 usage error");
   });
@@ -481,6 +496,9 @@ describe("help and version", () => {
       "--lambda-cc N",
       "--failure-reward N",
       "--scope NAME",
+      "--wall-time-ms N",
+      "--memory-mb N",
+      "--concurrency N",
       "--threads N",
       "--config FILE.json",
       "-h, --help",
@@ -493,9 +511,16 @@ describe("help and version", () => {
       "(default: 1)",
       "(default: -0.2)",
       "(default: program)",
+      "(default: 10000)",
+      "(default: 1024)",
     ]) {
       expect(help).toContain(fragment);
     }
+    // Execution, and one example of each test style.
+    expect(help).toContain("bubblewrap sandbox");
+    expect(help).toContain('unittest: {"style": "unittest", "code": "import unittest');
+    expect(help).toContain('assert:   {"style": "assert", "code": "def check(candidate):');
+    expect(help).toContain('stdio:    {"style": "stdio", "cases": [{"input": ');
     expect(help).toMatch(/Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 /);
   });
 

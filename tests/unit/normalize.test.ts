@@ -87,6 +87,14 @@ describe("scopes", () => {
     expect(normalized).toBe('def f(a, b):\n    """Doc."""\n    return a + b');
   });
 
+  test("nesting that CPython 3.11 cannot handle is a PySyntaxError, not a crash", () => {
+    // CPython: SyntaxError (too many nested parentheses), RecursionError, MemoryError respectively.
+    expect(() => programTokens(`x = ${"(".repeat(201)}1${")".repeat(201)}`)).toThrow(PySyntaxError);
+    expect(() => programTokens(`x = ${Array(50_000).fill("1").join(" + ")}`)).toThrow(PySyntaxError);
+    expect(() => programTokens(`x = ${"-".repeat(20_000)}1`)).toThrow(PySyntaxError);
+    expect(programTokens(`x = ${"(".repeat(200)}1${")".repeat(200)}`)).toEqual(["x", "=", "1", ""]);
+  });
+
   test("invalid Python is a PySyntaxError", () => {
     expect(() => programTokens("def f(:\n")).toThrow(PySyntaxError);
   });

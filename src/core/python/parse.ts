@@ -17,12 +17,14 @@ export function parsePython(text: string): Module {
   checkFirstLineNotIndented(source);
   // tree-sitter recovers from inconsistent dedents silently; CPython's tokenizer (whose indentation
   // rules tokenize.py shares) raises IndentationError, so the ported tokenizer checks them first.
+  let tokens: string[];
   try {
-    pythonTokens(source);
+    tokens = pythonTokens(source);
   } catch (error) {
     if (error instanceof TokenizeError) throw new PySyntaxError(`${error.pythonType}: ${error.message}`);
     throw error;
   }
+  checkBracketDepth(tokens);
   const tree = pythonParser().parse(source);
   if (tree === null) throw new PySyntaxError("the parser gave up");
   try {
@@ -57,5 +59,20 @@ function checkFirstLineNotIndented(source: string): void {
   const firstCode = /^(?:[ \t\f]*(?:#[^\n]*)?\n)*([ \t]*)\S/.exec(source);
   if (firstCode !== null && firstCode[1] !== undefined && firstCode[1].replace(/\f/g, "").length > 0) {
     throw new PySyntaxError("unexpected indent", firstCode.index);
+  }
+}
+
+/** CPython's tokenizer refuses more than 200 open brackets at once (MAXLEVEL in Parser/tokenizer.h). */
+const MAX_BRACKET_DEPTH = 200;
+
+function checkBracketDepth(tokens: readonly string[]): void {
+  let depth = 0;
+  for (const token of tokens) {
+    if (token === "(" || token === "[" || token === "{") {
+      depth += 1;
+      if (depth > MAX_BRACKET_DEPTH) throw new PySyntaxError("too many nested parentheses");
+    } else if (token === ")" || token === "]" || token === "}") {
+      depth -= 1;
+    }
   }
 }
