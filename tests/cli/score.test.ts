@@ -405,6 +405,282 @@ describe("input handling", () => {
   });
 });
 
+describe("executing the tests (the default)", () => {
+  type DemoTask = {
+    task_id: string;
+    corrupted: string;
+    gold: string;
+    entry_point: string;
+    tests: { style: string };
+  };
+  const DEMO_TASKS = join(ROOT, "datasets", "seed", "demo-tasks.jsonl");
+  /** One shipped demo task of each test style. */
+  const PICKED = ["seed/015-moving-average/c1", "seed/042-parse-duration/c1", "seed/051-column-sums/c1"];
+
+  /** `program` with an endless loop at the start of `entryPoint`'s body (still valid Python). */
+  function loopForever(program: string, entryPoint: string): string {
+    const lines = program.split("\n");
+    const at = lines.findIndex((line) => line.startsWith(`def ${entryPoint}(`));
+    expect(at).toBeGreaterThanOrEqual(0);
+    lines.splice(at + 1, 0, "    while True:", "        pass");
+    return lines.join("\n");
+  }
+
+  let tasks: DemoTask[];
+  let file: string;
+  let run: Run;
+  let rows: Map<unknown, Record<string, unknown>>;
+  beforeAll(() => {
+    const all = readFileSync(DEMO_TASKS, "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as DemoTask);
+    tasks = PICKED.map((id) => all.find((task) => task.task_id === id) as DemoTask);
+    expect(tasks.map((task) => task?.tests.style)).toEqual(["unittest", "assert", "stdio"]);
+    const lines: string[] = [];
+    for (const task of tasks) {
+      lines.push(
+        JSON.stringify({ id: `${task.task_id}:gold`, task_id: task.task_id, completion: task.gold }),
+      );
+      lines.push(
+        JSON.stringify({
+          id: `${task.task_id}:unchanged`,
+          task_id: task.task_id,
+          completion: task.corrupted,
+        }),
+      );
+      // The same program as the gold row, written differently: one sandbox run serves both.
+      lines.push(
+        JSON.stringify({
+          id: `${task.task_id}:gold-fenced`,
+          task_id: task.task_id,
+          completion: `Fixed:\n\`\`\`python\n# repaired\n${task.gold}\`\`\`\n`,
+        }),
+      );
+    }
+    const assertTask = tasks[1] as DemoTask;
+    lines.push(
+      JSON.stringify({
+        id: "loop",
+        task_id: assertTask.task_id,
+        completion: loopForever(assertTask.gold, assertTask.entry_point),
+      }),
+    );
+    file = join(scratch, "demo-rollouts.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    run = scoreExec(file, "--tasks", DEMO_TASKS, "--wall-time-ms", "2000");
+    rows = byId(run);
+  });
+
+  it("exits 0 and writes every row in input order, with tests_passed, tests_total and cached", () => {
+    expect(run.stderr).toContain("10 rows scored, 0 bad rows, ");
+    expect(run.status).toBe(0);
+    expect(run.rows.map((r) => r.id)).toEqual([
+      ...PICKED.flatMap((id) => [`${id}:gold`, `${id}:unchanged`, `${id}:gold-fenced`]),
+      "loop",
+    ]);
+    for (const row of run.rows) {
+      expect(Object.keys(row)).toEqual([
+        "id",
+        "task_id",
+        "reward",
+        "verdict",
+        "d_model",
+        "d_gold",
+        "excess",
+        "tests_passed",
+        "tests_total",
+        "cached",
+        "detail",
+        "reward_version",
+      ]);
+    }
+  });
+
+  it("passes the gold repair of each style: 0.1, every test passed, distances as CPython's", () => {
+    const distances = oracle(tasks.map(({ gold, corrupted }) => ({ program: gold, corrupted, gold })));
+    tasks.forEach((task, index) => {
+      const row = rows.get(`${task.task_id}:gold`);
+      const { dGold } = distances[index] as Distances;
+      expect(row).toMatchObject({ verdict: "PASSED", reward: 0.1, d_model: dGold, d_gold: dGold, excess: 0 });
+      expect(row?.detail).toBe("");
+      expect(row?.tests_total as number).toBeGreaterThan(0);
+      expect(row?.tests_passed).toBe(row?.tests_total);
+      expect(row?.cached).toBe(false);
+    });
+  });
+
+  it("fails the corrupted program returned unchanged: FAILED_TESTS, the failure reward, the first failure", () => {
+    for (const task of tasks) {
+      const row = rows.get(`${task.task_id}:unchanged`);
+      expect(row).toMatchObject({ verdict: "FAILED_TESTS", reward: -0.2, d_model: 0, cached: false });
+      expect(row?.tests_passed as number).toBeLessThan(row?.tests_total as number);
+      expect(row?.tests_total).toBe(rows.get(`${task.task_id}:gold`)?.tests_total);
+      expect(row?.detail).not.toBe("");
+    }
+  });
+
+  it("runs an identical normalized program of a task once and marks the reuse as cached", () => {
+    for (const task of tasks) {
+      const { id: _a, cached: first, ...gold } = rows.get(`${task.task_id}:gold`) ?? {};
+      const { id: _b, cached: second, ...fenced } = rows.get(`${task.task_id}:gold-fenced`) ?? {};
+      expect([first, second]).toEqual([false, true]);
+      expect(fenced).toEqual(gold);
+    }
+  });
+
+  it("stops an endless loop at --wall-time-ms: TIMEOUT, the failure reward", () => {
+    const row = rows.get("loop");
+    expect(row).toMatchObject({ verdict: "TIMEOUT", reward: -0.2, tests_passed: 0, cached: false });
+    expect(row?.detail).toContain("wall limit");
+    // The distances are still reported: the loop is an edit like any other.
+    expect(row?.excess as number).toBeGreaterThan(0);
+  });
+
+  it("summarizes verdicts, sandbox runs and reuse, and the limits", () => {
+    expect(run.stderr).toMatch(/10 rows scored, 0 bad rows, \d+\.\d\d s/);
+    expect(run.stderr).toContain("verdicts: PASSED 6, FAILED_TESTS 3, TIMEOUT 1");
+    expect(run.stderr).toContain("tests: 7 sandbox runs, 3 rows reused an identical program's run");
+    expect(run.stderr).toContain("limits: 2000 ms wall, 1024 MiB memory, 2 at once");
+    expect(run.stderr).not.toContain("--no-exec");
+  });
+
+  it("with --no-exec scores the same distances without running anything, as before", () => {
+    const noExec = score(file, "--tasks", DEMO_TASKS);
+    expect(noExec.status).toBe(0);
+    expect(noExec.rows.map((r) => r.id)).toEqual(run.rows.map((r) => r.id));
+    noExec.rows.forEach((row, index) => {
+      const executed = run.rows[index] as Record<string, unknown>;
+      expect(Object.keys(row)).not.toContain("tests_passed");
+      expect(Object.keys(row)).not.toContain("cached");
+      expect(row.verdict).toBe("PASSED");
+      expect([row.d_model, row.d_gold, row.excess]).toEqual([
+        executed.d_model,
+        executed.d_gold,
+        executed.excess,
+      ]);
+    });
+    expect(noExec.stderr).toContain("verdicts: PASSED 10");
+    expect(noExec.stderr).toContain("--no-exec: tests were not run");
+  });
+});
+
+describe("executing inline rows", () => {
+  const SUM_GOLD = "a, b = map(int, input().split())\nprint(a + b)\n";
+  const SUM_CORRUPT = "a, b = map(int, input().split())\nprint(a - b)\n";
+  let run: Run;
+  let rows: Map<unknown, Record<string, unknown>>;
+  beforeAll(() => {
+    run = scoreExec(fixture("exec-inline.jsonl"));
+    rows = byId(run);
+  });
+
+  it("runs each row's own tests: stdio cases, assert with entry_point, unittest", () => {
+    expect(run.rows.map((r) => r.id)).toEqual([
+      "stdio-gold",
+      "stdio-unchanged",
+      "stdio-half",
+      "assert-gold",
+      "unittest-unchanged",
+      "unparsable",
+    ]);
+    const [sum] = oracle([{ program: SUM_GOLD, corrupted: SUM_CORRUPT, gold: SUM_GOLD }]) as [Distances];
+    expect(rows.get("stdio-gold")).toMatchObject({
+      verdict: "PASSED",
+      reward: 0.1,
+      d_model: sum.dGold,
+      d_gold: sum.dGold,
+      excess: 0,
+      tests_passed: 2,
+      tests_total: 2,
+    });
+    expect(rows.get("stdio-unchanged")).toMatchObject({
+      verdict: "FAILED_TESTS",
+      reward: -0.2,
+      d_model: 0,
+      tests_passed: 0,
+      tests_total: 2,
+      detail: 'case 1: wrong answer, expected "3\\n", got "-1\\n"',
+    });
+    // a + abs(b): right for "1 2", wrong for "10 -4"; every case runs, so 1 of 2 passed.
+    expect(rows.get("stdio-half")).toMatchObject({
+      verdict: "FAILED_TESTS",
+      reward: -0.2,
+      tests_passed: 1,
+      tests_total: 2,
+    });
+    expect(rows.get("stdio-half")?.detail).toMatch(/^case 2: wrong answer/);
+    expect(rows.get("assert-gold")).toMatchObject({
+      verdict: "PASSED",
+      reward: 0.1,
+      d_model: expected.addPerfect.dModel,
+      tests_passed: 3,
+      tests_total: 3,
+    });
+    expect(rows.get("unittest-unchanged")).toMatchObject({
+      verdict: "FAILED_TESTS",
+      reward: -0.2,
+      tests_passed: 1,
+      tests_total: 2,
+    });
+    expect(rows.get("unittest-unchanged")?.detail).toContain("test_small");
+  });
+
+  it("does not run a program that does not parse", () => {
+    expect(rows.get("unparsable")).toMatchObject({
+      verdict: "UNPARSABLE",
+      reward: -0.2,
+      tests_passed: 0,
+      tests_total: 0,
+      d_model: null,
+    });
+    expect(run.stderr).toContain("tests: 5 sandbox runs, 0 rows reused");
+  });
+
+  it("reports rows without usable tests as bad rows, and exits 1", () => {
+    const file = fixture("exec-inline.jsonl");
+    expect(run.status).toBe(1);
+    const reported = run.stderr
+      .split("\n")
+      .filter((line) => line.startsWith(`${file}:`))
+      .map((line) => line.slice(file.length + 1));
+    expect(reported).toEqual([
+      "4: no tests: give the task's tests or pass --no-exec",
+      '6: field "entry_point": assert-style tests need the entry point',
+      expect.stringMatching(/^7: field "tests\.style": Invalid discriminator value/),
+      '9: give either "task_id" or inline "tests" and "entry_point", not both (a task_id row takes its tests from the task file)',
+    ]);
+    expect(run.stderr).toContain("6 rows scored, 4 bad rows");
+  });
+
+  it("with --no-exec ignores the tests fields, as before", () => {
+    const noExec = score(fixture("exec-inline.jsonl"), "--tasks", fixture("tasks.jsonl"));
+    expect(noExec.status).toBe(0);
+    expect(noExec.rows).toHaveLength(10);
+    expect(noExec.rows.every((row) => !("tests_passed" in row))).toBe(true);
+    expect(byId(noExec).get("stdio-unchanged")).toMatchObject({ verdict: "PASSED", d_model: 0 });
+    expect(noExec.stderr).toContain("verdicts: PASSED 9, UNPARSABLE 1");
+  });
+
+  it("makes task rows without tests bad task rows, and every rollout that needs them a bad row", () => {
+    const tasksFile = fixture("tasks.jsonl");
+    const rollouts = fixture("rollouts-tasks.jsonl");
+    const bad = scoreExec(rollouts, "--tasks", tasksFile);
+    expect(bad.status).toBe(1);
+    expect(bad.rows).toEqual([]);
+    // The add task's "tests" is a bare string; task 7 has none.
+    expect(bad.stderr).toContain(
+      `${tasksFile}:1: field "tests": Invalid input: expected object, received string`,
+    );
+    expect(bad.stderr).toContain(`${tasksFile}:2: no tests: give the task's tests or pass --no-exec`);
+    expect(bad.stderr).toContain(
+      `${rollouts}:2: task_id 7 refers to a bad task row (${tasksFile}:2: no tests: give the task's tests or pass --no-exec)`,
+    );
+    expect(bad.stderr).toContain("0 rows scored, 4 bad rows");
+    expect(bad.stderr).toContain("tasks: 0 loaded");
+  });
+});
+
 describe("usage errors exit 2 and score nothing", () => {
   it("fails when the sandbox cannot start, pointing at bubblewrap and --no-exec", () => {
     const config = join(scratch, "no-python.json");
