@@ -4,7 +4,6 @@
  * prints each reward and verdict, and shuts down.
  */
 
-import { parseArgs } from "node:util";
 import { create } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata } from "@grpc/grpc-js";
 import {
@@ -20,13 +19,7 @@ import { startEngine } from "../server/engine.js";
 import { grpcServiceDefinition } from "../server/service-definition.js";
 import type { StoredTask } from "../server/task-store.js";
 import type { CliIo } from "./main.js";
-import {
-  SERVICE_FLAGS,
-  SERVICE_FLAGS_HELP,
-  type ServiceFlagValues,
-  serviceConfig,
-  taskFiles,
-} from "./service-options.js";
+import { parseServiceFlags, SERVICE_FLAGS_HELP, serviceConfig, taskFiles } from "./service-options.js";
 
 export function demoHelp(): string {
   return `Usage: minedit demo [options]
@@ -99,17 +92,8 @@ function line(result: RolloutResult): string {
 }
 
 export async function runDemo(argv: readonly string[], io: CliIo): Promise<number> {
-  let values: ServiceFlagValues & { help?: boolean };
-  try {
-    values = parseArgs({ args: [...argv], options: SERVICE_FLAGS, allowPositionals: false }).values;
-  } catch (error) {
-    io.stderr.write(`minedit demo: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
-  }
-  if (values.help === true) {
-    io.stdout.write(demoHelp());
-    return 0;
-  }
+  const values = parseServiceFlags("demo", argv, io, demoHelp);
+  if (typeof values === "number") return values;
   try {
     const config = await serviceConfig(values, { port: 0 });
     const engine = await startEngine(config, taskFiles(config), values["no-exec"] !== true);

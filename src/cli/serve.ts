@@ -1,14 +1,7 @@
 /** `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM. */
-import { parseArgs } from "node:util";
 import { startEngine } from "../server/engine.js";
 import type { CliIo } from "./main.js";
-import {
-  SERVICE_FLAGS,
-  SERVICE_FLAGS_HELP,
-  type ServiceFlagValues,
-  serviceConfig,
-  taskFiles,
-} from "./service-options.js";
+import { parseServiceFlags, SERVICE_FLAGS_HELP, serviceConfig, taskFiles } from "./service-options.js";
 
 export function serveHelp(): string {
   return `Usage: minedit serve [options]
@@ -29,17 +22,8 @@ Example:
 }
 
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
-  let values: ServiceFlagValues & { help?: boolean };
-  try {
-    values = parseArgs({ args: [...argv], options: SERVICE_FLAGS, allowPositionals: false }).values;
-  } catch (error) {
-    io.stderr.write(`minedit serve: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
-  }
-  if (values.help === true) {
-    io.stdout.write(serveHelp());
-    return 0;
-  }
+  const values = parseServiceFlags("serve", argv, io, serveHelp);
+  if (typeof values === "number") return values;
   let engine: Awaited<ReturnType<typeof startEngine>>;
   try {
     const config = await serviceConfig(values);

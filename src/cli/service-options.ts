@@ -4,8 +4,10 @@
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { type Config, parseConfig } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
+import type { CliIo } from "./main.js";
 
 /** The demo task set shipped in the repository (24 seed problems, one corrupted variant each). */
 export const DEFAULT_TASK_FILE = fileURLToPath(
@@ -80,4 +82,28 @@ export async function serviceConfig(
 
 export function taskFiles(config: Config): string[] {
   return config.tasks.files.length > 0 ? config.tasks.files : [DEFAULT_TASK_FILE];
+}
+
+/**
+ * Parses a service command's flags. Returns the values, or the exit code when the command is already
+ * answered (`--help`: 0 after printing `help`; a bad flag: 2 after saying why).
+ */
+export function parseServiceFlags(
+  command: string,
+  argv: readonly string[],
+  io: CliIo,
+  help: () => string,
+): ServiceFlagValues | number {
+  let values: ServiceFlagValues & { help?: boolean };
+  try {
+    values = parseArgs({ args: [...argv], options: SERVICE_FLAGS, allowPositionals: false }).values;
+  } catch (error) {
+    io.stderr.write(`minedit ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  if (values.help === true) {
+    io.stdout.write(help());
+    return 0;
+  }
+  return values;
 }
