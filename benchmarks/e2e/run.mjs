@@ -21,7 +21,8 @@ const ROOT = join(HERE, "..", "..");
 const DIST = join(ROOT, "dist");
 const TASKS = 32;
 const ROLLOUTS = 16;
-const TIMED_STEPS = 3;
+/** Rounds of (baseline run, server step) after the server's warm-up step. */
+const ROUNDS = 3;
 /** Seconds the server is left alone before its RSS is read (it is idle: no call in flight). */
 const SETTLE_MS = 2000;
 /** The baseline's per-rollout wall limit, as the server's default per test program. */
@@ -337,84 +338,7 @@ const distinctPairs = new Set(rows.map((r) => `${r.taskId}\u0000${r.completion}`
 const requests = toRollouts(rows);
 
 // ---------------------------------------------------------------------------------------------------------
-// (a) The server: `minedit serve` in a child process; its RSS is the whole service (workers are threads)
-// ---------------------------------------------------------------------------------------------------------
-
-function memoryOf(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
-  const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
-  return { rssKiB: kib("VmRSS"), hwmKiB: kib("VmHWM"), threads };
-}
-
-log(`starting \`minedit serve --port 0\` with ${tasks.length} tasks…`);
-const serveStarted = performance.now();
-const server = spawn(
-  process.execPath,
-  [join(ROOT, "bin", "minedit.js"), "serve", "--port", "0", "--tasks", taskFile],
-  { stdio: ["ignore", "ignore", "pipe"] },
-);
-let serverStderr = "";
-const address = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error(`server did not start:\n${serverStderr}`)), 60_000);
-  server.stderr.setEncoding("utf8");
-  server.stderr.on("data", (chunk) => {
-    serverStderr += chunk;
-    const match = /listening on (\S+):(\d+)/.exec(serverStderr);
-    if (match !== null) {
-      clearTimeout(timer);
-      resolve(`${match[1]}:${match[2]}`);
-    }
-  });
-  server.on("exit", (code) => reject(new Error(`server exited (${code}):\n${serverStderr}`)));
-});
-const serveStartup = (performance.now() - serveStarted) / 1000;
-await sleep(SETTLE_MS);
-const idleStart = memoryOf(server.pid);
-log(`listening on ${address}; idle RSS ${(idleStart.rssKiB / 1024).toFixed(0)} MiB`);
-
-const client = new Client(address, credentials.createInsecure());
-async function step() {
-  const t0 = performance.now();
-  const response = await scoreBatch(client, requests);
-  return { seconds: (performance.now() - t0) / 1000, results: resultsOf(rows, response) };
-}
-log("warm-up step (512 rollouts)…");
-const warmup = await step();
-await sleep(SETTLE_MS);
-const idleWarm = memoryOf(server.pid);
-const steps = [];
-for (let i = 0; i < TIMED_STEPS; i++) {
-  log(`timed step ${i + 1}/${TIMED_STEPS}…`);
-  steps.push(await step());
-}
-await sleep(SETTLE_MS);
-const idleAfter = memoryOf(server.pid);
-client.close();
-server.kill("SIGTERM");
-await new Promise((resolve) => server.once("exit", resolve));
-
-const serverResults = warmup.results;
-const sameAnswer = (a, b) =>
-  a.verdict === b.verdict && a.reward === b.reward && a.dModel === b.dModel && a.cached === b.cached;
-const unstable = steps.flatMap((s) => s.results.filter((r, i) => !sameAnswer(r, serverResults[i]))).length;
-const cacheHits = serverResults.filter((r) => r.cached).length;
-const executed = serverResults.filter(
-  (r) => !r.cached && r.verdict !== "UNPARSABLE" && r.verdict !== "NO_CODE",
-).length;
-const sandboxRuns = serverResults.reduce(
-  (sum, r, i) =>
-    sum +
-    (r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE"
-      ? 0
-      : tasks[rows[i].taskIndex].tests.style === "stdio"
-        ? tasks[rows[i].taskIndex].tests.cases.length
-        : 1),
-  0,
-);
-
-// ---------------------------------------------------------------------------------------------------------
-// (b) The baseline: one fresh /usr/bin/python3 per rollout, PARALLELISM at a time, no sandbox
+// The baseline: one fresh /usr/bin/python3 per rollout, PARALLELISM at a time, no sandbox
 // ---------------------------------------------------------------------------------------------------------
 
 function baselineInput(row) {
@@ -482,6 +406,54 @@ async function runBaseline(list) {
   return { seconds: (performance.now() - t0) / 1000, results };
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// The server: `minedit serve` in a child process; its RSS is the whole service (workers are threads)
+// ---------------------------------------------------------------------------------------------------------
+
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+  const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
+  return { rssKiB: kib("VmRSS"), hwmKiB: kib("VmHWM"), threads };
+}
+
+log(`starting \`minedit serve --port 0\` with ${tasks.length} tasks…`);
+const serveStarted = performance.now();
+const server = spawn(
+  process.execPath,
+  [join(ROOT, "bin", "minedit.js"), "serve", "--port", "0", "--tasks", taskFile],
+  { stdio: ["ignore", "ignore", "pipe"] },
+);
+let serverStderr = "";
+const address = await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`server did not start:\n${serverStderr}`)), 60_000);
+  server.stderr.setEncoding("utf8");
+  server.stderr.on("data", (chunk) => {
+    serverStderr += chunk;
+    const match = /listening on (\S+):(\d+)/.exec(serverStderr);
+    if (match !== null) {
+      clearTimeout(timer);
+      resolve(`${match[1]}:${match[2]}`);
+    }
+  });
+  server.on("exit", (code) => reject(new Error(`server exited (${code}):\n${serverStderr}`)));
+});
+const serveStartup = (performance.now() - serveStarted) / 1000;
+await sleep(SETTLE_MS);
+const idleStart = memoryOf(server.pid);
+log(`listening on ${address}; idle RSS ${(idleStart.rssKiB / 1024).toFixed(0)} MiB`);
+
+const client = new Client(address, credentials.createInsecure());
+async function step() {
+  const t0 = performance.now();
+  const response = await scoreBatch(client, requests);
+  return { seconds: (performance.now() - t0) / 1000, results: resultsOf(rows, response) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measurement: warm-up, then baseline run and server step in turn, so drifting load hits both alike
+// ---------------------------------------------------------------------------------------------------------
+
 const startupRuns = [];
 for (let i = 0; i < 5; i++) {
   const t0 = performance.now();
@@ -489,29 +461,81 @@ for (let i = 0; i < 5; i++) {
   startupRuns.push((performance.now() - t0) / 1000);
 }
 await runOne(rows[0]); // fills the bytecode cache of baseline.py and reference.py (favours the baseline)
-log(`baseline: ${n} rollouts, one fresh ${PYTHON} each, ${PARALLELISM} at a time…`);
-const baseline = await runBaseline(rows);
+
+log("server warm-up step (512 rollouts)…");
+const warmup = await step();
+await sleep(SETTLE_MS);
+const idleWarm = memoryOf(server.pid);
+const steps = [];
+const baselines = [];
+for (let i = 0; i < ROUNDS; i++) {
+  log(`round ${i + 1}/${ROUNDS}: baseline (${n} fresh ${PYTHON} processes, ${PARALLELISM} at a time)…`);
+  baselines.push(await runBaseline(rows));
+  log(`round ${i + 1}/${ROUNDS}: server step…`);
+  steps.push(await step());
+}
+await sleep(SETTLE_MS);
+const idleAfter = memoryOf(server.pid);
+client.close();
+server.kill("SIGTERM");
+await new Promise((resolve) => server.once("exit", resolve));
+rmSync(workDir, { recursive: true, force: true });
+
+const baselineSeconds = baselines.map((b) => b.seconds);
+const baselineMedian = median(baselineSeconds);
+/** The round whose baseline time is the median: its per-rollout results and process times are reported. */
+const baseline = baselines[baselineSeconds.indexOf(baselineMedian)] ?? baselines[0];
+// A baseline that runs each exact duplicate completion once: derived from the same runs, since PARALLELISM
+// slots kept busy finish in (summed process time) / PARALLELISM, which the full runs confirm (see report).
 const firstOfPair = new Map();
 rows.forEach((r, i) => {
   const key = `${r.taskId}\u0000${r.completion}`;
   if (!firstOfPair.has(key)) firstOfPair.set(key, i);
 });
-const distinctRows = [...firstOfPair.values()].map((i) => rows[i]);
-log(`baseline, exact duplicate completions run once: ${distinctRows.length} rollouts…`);
-const baselineDedup = await runBaseline(distinctRows);
-rmSync(workDir, { recursive: true, force: true });
+const processSum = (b, indices) => indices.reduce((sum, i) => sum + b.results[i].seconds, 0);
+const allIndices = rows.map((_, i) => i);
+const dedupSeconds = median(
+  baselines.map((b) => (b.seconds * processSum(b, [...firstOfPair.values()])) / processSum(b, allIndices)),
+);
+const packing = median(baselines.map((b) => processSum(b, allIndices) / PARALLELISM / b.seconds));
+
+const serverResults = warmup.results;
+const sameAnswer = (a, b) =>
+  a.verdict === b.verdict && a.reward === b.reward && a.dModel === b.dModel && a.cached === b.cached;
+const unstable = steps.flatMap((s) => s.results.filter((r, i) => !sameAnswer(r, serverResults[i]))).length;
+const cacheHits = serverResults.filter((r) => r.cached).length;
+const executed = serverResults.filter(
+  (r) => !r.cached && r.verdict !== "UNPARSABLE" && r.verdict !== "NO_CODE",
+).length;
+const sandboxRuns = serverResults.reduce(
+  (sum, r, i) =>
+    sum +
+    (r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE"
+      ? 0
+      : tasks[rows[i].taskIndex].tests.style === "stdio"
+        ? tasks[rows[i].taskIndex].tests.cases.length
+        : 1),
+  0,
+);
 
 // ---------------------------------------------------------------------------------------------------------
 // Agreement: every rollout's verdict (and, when it passed, d(M,C) and reward) on both sides
 // ---------------------------------------------------------------------------------------------------------
 
+const sameBaseline = (s, b) =>
+  s.verdict === b.verdict &&
+  (s.verdict !== "PASSED" || (s.dModel === b.dModel && Math.abs(s.reward - b.reward) <= 1e-12));
+
 const disagreements = [];
 rows.forEach((row, i) => {
   const s = serverResults[i];
-  const b = baseline.results[i];
+  // A rollout disagrees if any baseline run answers differently (they should all agree with each other).
+  const b = baselines.map((run) => run.results[i]).find((r) => !sameBaseline(s, r)) ?? baseline.results[i];
   const where = `${row.id} (${row.kind})`;
   if (s.verdict !== b.verdict) {
-    disagreements.push(`${where}: server ${s.verdict} vs baseline ${b.verdict}${s.detail ? ` — ${s.detail}` : ""}`);
+    disagreements.push(
+      `${where}: server ${s.verdict} vs baseline ${b.verdict}${s.detail ? ` — ${s.detail}` : ""}`,
+    );
   } else if (s.verdict === "PASSED" && (s.dModel !== b.dModel || Math.abs(s.reward - b.reward) > 1e-12)) {
     disagreements.push(`${where}: d(M,C) ${s.dModel} vs ${b.dModel}, reward ${s.reward} vs ${b.reward}`);
   }
@@ -548,12 +572,44 @@ const verdictCounts = (results) =>
     .map(([v, c]) => `${v} ${c}`)
     .join(", ");
 const styles = (list) =>
-  ["unittest", "assert", "stdio"].map((s) => `${list.filter((t) => t.tests.style === s).length} ${s}`).join(", ");
+  ["unittest", "assert", "stdio"]
+    .map((s) => `${list.filter((t) => t.tests.style === s).length} ${s}`)
+    .join(", ");
 const metricsMs = median(steps.map((s) => s.results[0]?.metricsMs ?? 0));
 const sandboxSeconds = median(
   steps.map((s) => s.results.reduce((sum, r) => sum + (r.cached ? 0 : r.executionMs), 0) / 1000),
 );
-const ratio = baseline.seconds / stepMedian;
+const ratio = baselineMedian / stepMedian;
+const roundRatios = baselineSeconds.map((b, i) => b / stepSeconds[i]);
+/** Where the time goes, per test style: the server's sandbox work per timed step, the baseline's processes. */
+const styleSplit = ["unittest", "assert", "stdio"].map((style) => {
+  const inStyle = (i) => tasks[rows[i].taskIndex].tests.style === style;
+  const runsOf = (i) => (style === "stdio" ? tasks[rows[i].taskIndex].tests.cases.length : 1);
+  let executions = 0;
+  let processes = 0;
+  let wallMs = 0;
+  for (const s of steps) {
+    s.results.forEach((r, i) => {
+      if (!inStyle(i) || r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE") return;
+      executions += 1;
+      processes += runsOf(i);
+      wallMs += r.executionMs;
+    });
+  }
+  const base = baseline.results.filter((_, i) => inStyle(i));
+  return {
+    style,
+    tasks: tasks.filter((t) => t.tests.style === style).length,
+    executions: executions / steps.length,
+    processes: processes / steps.length,
+    wall: wallMs / 1000 / steps.length,
+    perProcessMs: wallMs / processes,
+    baselineProcesses: base.length,
+    baselineWall: base.reduce((sum, r) => sum + r.seconds, 0),
+    baselineMedianMs: 1000 * median(base.map((r) => r.seconds)),
+  };
+});
+const serverWarnings = [...new Set(serverStderr.split("\n").filter((line) => /Warning/.test(line)))];
 const lines = [];
 const out = (line = "") => lines.push(line);
 
@@ -572,7 +628,8 @@ out();
 out(
   `- ${n} rollouts = ${tasks.length} tasks × ${ROLLOUTS} (${styles(tasks)}): the ${demoTasks.length} demo tasks + ` +
     `${extraTasks.length} corrupted here (${styles(extraTasks)}; ${extraTasks.map((t) => `${t.problem_id} ${t.corruptions[0].description}`).join("; ")}); ` +
-    `${probeRejected} of ${candidates.length} probed corruptions did not fail their tests (or were not needed)`,
+    `${probeRejected} of ${candidates.length} probed corruptions did not fail their tests; the first ` +
+    `${extraTasks.length} that did (test styles taken in turn) are used`,
 );
 out(
   `- ${duplicates} rollouts (${((100 * duplicates) / n).toFixed(1)} %) are exact duplicates within their group → ` +
@@ -591,26 +648,27 @@ out("| scorer | rollouts | seconds | rollouts/s | vs baseline |");
 out("|---|---:|---:|---:|---:|");
 const tableRow = (label, seconds, count = n) =>
   out(
-    `| ${label} | ${count} | ${fmt(seconds)} | ${rate(seconds, count).toFixed(1)} | ${(rate(seconds, count) / rate(baseline.seconds)).toFixed(1)}× |`,
+    `| ${label} | ${count} | ${fmt(seconds)} | ${rate(seconds, count).toFixed(1)} | ${(rate(seconds, count) / rate(baselineMedian)).toFixed(1)}× |`,
   );
-tableRow(`baseline: fresh \`python3\` per rollout, ${PARALLELISM} at a time, no sandbox`, baseline.seconds);
 tableRow(
-  "baseline, exact duplicate completions run once (same rollouts/s basis: 512 answered)",
-  baselineDedup.seconds,
+  `baseline: fresh \`python3\` per rollout, ${PARALLELISM} at a time, no sandbox, median of ${ROUNDS}`,
+  baselineMedian,
 );
+tableRow("baseline running each exact duplicate once (derived, see below)", dedupSeconds);
 tableRow("server, first step after start-up (warm-up)", warmup.seconds);
-tableRow(`**server, step latency, median of ${TIMED_STEPS}**`, stepMedian);
+tableRow(`**server, step latency, median of ${ROUNDS}**`, stepMedian);
 out();
 out(
   `**Speed: ${ratio.toFixed(1)}× the baseline's rollouts/s** (target ≥ ${SPEED_TARGET}×: ${ratio >= SPEED_TARGET ? "met" : "NOT met"}); ` +
-    `${(baselineDedup.seconds / stepMedian).toFixed(1)}× a baseline that runs exact duplicates once.`,
+    `${(dedupSeconds / stepMedian).toFixed(1)}× a baseline that runs exact duplicates once. Per round ` +
+    `(baseline run, then server step): ${roundRatios.map((r) => `${r.toFixed(1)}×`).join(", ")}.`,
 );
 out();
 out("| server memory (`/proc/<pid>/status`, main thread + workers) | RSS |");
 out("|---|---:|");
 out(`| idle after start-up (${SETTLE_MS / 1000} s after "listening") | ${memCell(idleStart)} |`);
 out(`| idle after the warm-up step | ${memCell(idleWarm)} |`);
-out(`| idle after all ${1 + TIMED_STEPS} steps | ${memCell(idleAfter)} |`);
+out(`| idle after all ${1 + ROUNDS} steps | ${memCell(idleAfter)} |`);
 out(`| peak (VmHWM) over the run | ${memCell({ rssKiB: idleAfter.hwmKiB })} |`);
 out();
 out(
@@ -620,6 +678,7 @@ out(
 out();
 out(
   `Step latencies: warm-up ${fmt(warmup.seconds)} s; timed ${stepSeconds.map((s) => fmt(s)).join(", ")} s. ` +
+    `Baseline runs: ${baselineSeconds.map((s) => fmt(s)).join(", ")} s. ` +
     `Server start-up (spawn → "listening", ${tasks.length} tasks checked): ${fmt(serveStartup)} s.`,
 );
 out(
@@ -629,14 +688,36 @@ out(
     `${fmt(metricsMs / 1000)} s, summed sandbox wall ${fmt(sandboxSeconds)} s (median of the timed steps).`,
 );
 out(
-  `Baseline: per-process wall median ${fmt(median(baseline.results.map((r) => r.seconds)))} s, ` +
+  `Baseline (its median run): per-process wall median ${fmt(median(baseline.results.map((r) => r.seconds)))} s, ` +
     `max ${fmt(Math.max(...baseline.results.map((r) => r.seconds)))} s; interpreter start-up with ` +
     `\`import ast, io, json, re, tokenize, unittest\` alone ${fmt(median(startupRuns))} s (median of 5). ` +
-    `Verdicts: ${verdictCounts(baseline.results)}.`,
+    `Verdicts: ${verdictCounts(baseline.results)}. Summed process time ÷ ${PARALLELISM} ÷ wall = ` +
+    `${packing.toFixed(2)} (median of the runs; 1.00 = both slots always busy), which is why the duplicate-free ` +
+    `baseline can be derived as wall × (process time of the ${firstOfPair.size} first occurrences ÷ all process time).`,
 );
 out();
 out(
-  `Agreement: ${n - disagreements.length}/${n} rollouts have the same verdict on both sides (and, when passed, ` +
+  "Where the time goes, per test style (server: sandbox work per step, mean of the timed steps; baseline: its median run):",
+);
+out();
+out(
+  "| tests | tasks | server executions | sandboxed processes | summed sandbox wall s | ms / process | baseline processes | baseline summed process s | baseline ms / process (median) |",
+);
+out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const r of styleSplit) {
+  out(
+    `| ${r.style} | ${r.tasks} | ${r.executions.toFixed(0)} | ${r.processes.toFixed(0)} | ${fmt(r.wall)} | ${r.perProcessMs.toFixed(0)} | ` +
+      `${r.baselineProcesses} | ${fmt(r.baselineWall)} | ${r.baselineMedianMs.toFixed(0)} |`,
+  );
+}
+out();
+out(
+  `Server stderr warnings during the run: ${serverWarnings.length === 0 ? "none" : serverWarnings.map((w) => `\`${w.trim()}\``).join("; ")}.`,
+);
+out();
+out(
+  `Agreement: ${n - disagreements.length}/${n} rollouts have the same verdict from the server and from every ` +
+    `baseline run (and, when passed, ` +
     `the same d(M,C) as floats and the same reward); ${disagreements.length} disagree. d(G,C) differs on ` +
     `${dGoldMismatch} rollouts. Timed steps answering differently from the warm-up step: ${unstable}. ` +
     `Rollouts whose verdict is not what their kind implies: ${kindViolations.length}.`,

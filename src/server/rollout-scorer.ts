@@ -8,6 +8,7 @@
  * - Executions run with bounded concurrency; an aborted signal (deadline, cancelled call) stops the
  *   ones running and skips the rest.
  */
+import { setMaxListeners } from "node:events";
 import { mergeRewardOverride, type RewardConfig, type RewardOverride } from "../config.js";
 import { extractProgram } from "../core/extract-program.js";
 import { computeReward, REWARD_DEFINITION_VERSION, type Verdict } from "../core/reward.js";
@@ -45,6 +46,9 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     signal: AbortSignal,
   ): AsyncIterable<RolloutOutput> {
     const received = performance.now();
+    // Every queued execution and every running sandbox listens to the call's signal: far more than
+    // Node's default warning threshold of 10 in a normal batch.
+    setMaxListeners(0, signal);
     const config = mergeRewardOverride(this.options.reward, rewardOverride, "reward_override");
     const resolved = rollouts.map((rollout, index) => this.resolve(rollout, index));
 
