@@ -40,10 +40,26 @@ describe("parseConfig defaults", () => {
         maxBatchRollouts: 4096,
         maxReceiveMessageBytes: 64 * 1024 * 1024,
       },
+      sandbox: {
+        pythonPath: "/usr/bin/python3",
+        wallTimeMs: 10_000,
+        memoryBytes: 1024 * 1024 * 1024,
+        maxProcesses: 64,
+        maxFileBytes: 16 * 1024 * 1024,
+        maxOutputBytes: 1024 * 1024,
+        executionConcurrency: availableParallelism(),
+      },
+      tasks: { files: [] },
     };
     expect(parseConfig({})).toEqual(expected);
     expect(parseConfig(undefined)).toEqual(expected);
     expect(parseConfig({ reward: {}, pool: {} })).toEqual(expected);
+  });
+
+  it("rejects bad sandbox and task settings, naming the field", () => {
+    expect(() => parseConfig({ sandbox: { wallTimeMs: 0 } })).toThrow(/sandbox\.wallTimeMs/);
+    expect(() => parseConfig({ sandbox: { memoryBytes: "1G" } })).toThrow(/sandbox\.memoryBytes/);
+    expect(() => parseConfig({ tasks: { files: [""] } })).toThrow(/tasks\.files\[0\]/);
   });
 
   it("keeps given values and defaults the rest of a section", () => {
