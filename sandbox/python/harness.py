@@ -2,6 +2,11 @@
 
 Usage:  python3 -s harness.py unittest            (BigCodeBench: a TestCases(unittest.TestCase) class)
         python3 -s harness.py assert ENTRY_POINT  (HumanEval: def check(candidate), called as check(ENTRY_POINT))
+        python3 -s harness.py stdio BUDGET_MS CASE_CAP TOTAL_CAP   (DeepCoder: see _stdio below; the rest
+                                                  of this docstring is about the two other styles)
+Only ever run inside the sandbox (the stdio style kills every other process of its pid namespace
+between cases; it checks it has one, see _kill_others). Imports are what each style needs: unittest only
+for the unittest style, and the stdio style imports neither ast, json, traceback nor unittest.
 Files:  program.py (the candidate), tests.py (the task's tests), in the working directory.
 Stdin:  one line, a random nonce. It is read, and fd 0 replaced by /dev/null, before any candidate code runs.
 
@@ -46,12 +51,16 @@ def _harness():
     import os
     import traceback
     import types
-    import unittest
-    import unittest.case
-    import unittest.loader
-    import unittest.result
-    import unittest.suite
-    import unittest.util
+
+    # unittest (the heaviest import) only for the style that uses it.
+    unittest_style = sys.argv[1:2] == ["unittest"]
+    if unittest_style:
+        import unittest
+        import unittest.case
+        import unittest.loader
+        import unittest.result
+        import unittest.suite
+        import unittest.util
 
     # Everything used after candidate code has run is bound here, so rebinding module attributes later
     # does not reach the harness.
@@ -67,10 +76,13 @@ def _harness():
     str_ = str
     type_ = type
     FunctionType = types.FunctionType
-    TestCase = unittest.case.TestCase
-    TestResult = unittest.result.TestResult
-    TestLoader = unittest.loader.TestLoader
-    TestSuite = unittest.suite.TestSuite
+    if unittest_style:
+        TestCase = unittest.case.TestCase
+        TestResult = unittest.result.TestResult
+        TestLoader = unittest.loader.TestLoader
+        TestSuite = unittest.suite.TestSuite
+    else:
+        TestCase = TestResult = TestLoader = TestSuite = type("NoUnittest", (), {})
     stderr_fd = 2
 
     # --- the nonce and the private result channel ---------------------------------------------------
@@ -283,18 +295,11 @@ def _harness():
             return (value.__code__, value.__defaults__, value.__kwdefaults__, value.__closure__, value.__globals__)
         return ()
 
-    watched_modules = [
-        builtins,
-        unittest,
-        unittest.case,
-        unittest.result,
-        unittest.suite,
-        unittest.loader,
-        unittest.util,
-        json,
-        json.encoder,
-    ]
-    watched_classes = [HarnessResult, json.JSONEncoder]
+    watched_modules = [builtins, json, json.encoder]
+    watched_classes = [json.JSONEncoder]
+    if unittest_style:
+        watched_modules += [unittest, unittest.case, unittest.result, unittest.suite, unittest.loader, unittest.util]
+        watched_classes.insert(0, HarnessResult)
     for module in watched_modules[1:]:
         for value in list(vars(module).values()):
             if isinstance_(value, type) and value.__module__.startswith("unittest") and value not in watched_classes:
@@ -444,4 +449,309 @@ def _harness():
     finish("ok", passed, total, memory, failure, passed == total and completed)
 
 
-_harness()
+
+def _stdio():
+    """The stdio style: every case of one rollout in this one sandboxed process, each in a forked child.
+
+    Usage: python3 -s harness.py stdio BUDGET_MS CASE_CAP TOTAL_CAP; file main.py (the program).
+    Stdin: the nonce line, the number of cases, then per case its input's byte length on a line and the
+    input bytes. All of it is read before any candidate code runs.
+
+    Per case, a child is forked: it makes pipes its fds 0, 1 and 2, closes every other fd (the record
+    channel included), and executes main.py in a fresh __main__ module as `python3 main.py` would (exit
+    status from SystemExit, a traceback and status 1 for an uncaught exception, non-daemon threads and
+    atexit run before exit). This process feeds the input, collects the child's stdout (up to CASE_CAP
+    bytes of stdout and stderr together, as a separate run's output limit; TOTAL_CAP over all cases) and
+    the tail of its stderr, and kills it with SIGKILL at the shared deadline, BUDGET_MS after start. After
+    each case every other process of the sandbox is killed (kill(-1)), so nothing a case started survives
+    into the next one. Records (the output is compared by the runner, not here):
+
+        ready   {"cases": n} once the inputs are read, before any candidate code runs
+        case    {"index": i, "exit": int|null, "signal": int|null, "timed_out": bool, "truncated": bool,
+                 "out": base64 stdout, "err": base64 stderr tail}
+        result  {"status": "ok", "reached": number of cases run}; written once, last
+
+    The child cannot forge records: it holds no fd of the channel, and this process makes itself
+    non-dumpable (prctl PR_SET_DUMPABLE 0) first, so a process of the same uid can neither ptrace it nor
+    open its fds or memory through /proc. Killing or stopping this process only loses records, which the
+    runner scores as a failure.
+    """
+    import os
+    import select
+    import time
+    from binascii import b2a_base64
+
+    monotonic = time.monotonic
+    started = monotonic()
+    args = sys.argv[2:]
+    budget = int(args[0]) / 1000.0
+    case_cap = int(args[1])
+    total_cap = int(args[2])
+    deadline = started + budget
+
+    try:
+        import ctypes
+
+        if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE = 4
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    except Exception as e:
+        # Before ready: the runner reports the harness, not the candidate (and nothing runs unprotected).
+        os.write(2, ("harness: cannot make itself non-dumpable: " + str(e) + "\n").encode())
+        os._exit(3)
+
+    data = bytearray()
+    while True:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    out_fd = os.dup(1)
+    pos = data.index(b"\n")
+    prefix = b"\n@@minedit:" + bytes(data[:pos]).strip() + b":"
+    pos += 1
+    end = data.index(b"\n", pos)
+    count = int(data[pos:end])
+    pos = end + 1
+    inputs = []
+    for _ in range(count):
+        end = data.index(b"\n", pos)
+        size = int(data[pos:end])
+        pos = end + 1
+        inputs.append(bytes(data[pos : pos + size]))
+        pos += size
+    del data
+
+    def emit(kind, body):
+        line = prefix + kind + b":" + body + b"\n"
+        while line:
+            line = line[os.write(out_fd, line) :]
+
+    def b64(raw):
+        return b'"' + b2a_base64(raw, newline=False) + b'"'
+
+    with open("main.py", "rb") as f:
+        source = f.read()
+    emit(b"ready", b'{"cases": %d}' % count)
+
+    err_tail = 16 * 1024 + 4
+    total_out = 0
+    reached = 0
+    for index, data_in in enumerate(inputs):
+        if monotonic() >= deadline:
+            break
+        reached += 1
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            _stdio_child(source, in_r, out_w, err_w)
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+        pidfd = -1
+        try:
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pass
+        os.set_blocking(in_w, False)
+        poller = select.poll()
+        poller.register(out_r, select.POLLIN)
+        poller.register(err_r, select.POLLIN)
+        if pidfd >= 0:
+            poller.register(pidfd, select.POLLIN)
+        pending = data_in
+        if pending:
+            poller.register(in_w, select.POLLOUT)
+        else:
+            os.close(in_w)
+            in_w = -1
+        out = []
+        out_size = 0
+        err = b""
+        used = 0
+        timed_out = truncated = exited = False
+        status = None
+        open_fds = {out_r, err_r}
+        while open_fds or not exited:
+            remaining = deadline - monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            wait_ms = remaining * 1000.0
+            if pidfd < 0 and not exited:
+                wait_ms = min(wait_ms, 10.0)
+            events = poller.poll(max(1, int(wait_ms + 0.999)))
+            for fd, event in events:
+                if fd == in_w:
+                    try:
+                        pending = pending[os.write(in_w, pending[:65536]) :]
+                    except OSError:  # the program closed its stdin: the rest is its business
+                        pending = b""
+                    if not pending:
+                        poller.unregister(in_w)
+                        os.close(in_w)
+                        in_w = -1
+                elif fd == pidfd:
+                    poller.unregister(pidfd)
+                    os.close(pidfd)
+                    pidfd = -2
+                elif fd in open_fds:
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        poller.unregister(fd)
+                        open_fds.discard(fd)
+                        continue
+                    used += len(chunk)
+                    if fd == out_r:
+                        out.append(chunk)
+                        out_size += len(chunk)
+                    else:
+                        err = (err + chunk)[-err_tail:]
+            if used > case_cap or total_out + out_size > total_cap:
+                truncated = True
+                break
+            if not exited:
+                finished, code = os.waitpid(pid, os.WNOHANG)
+                if finished:
+                    exited = True
+                    status = code
+                    # The program has ended: what it left running ends too, as when a sandbox run ends.
+                    _kill_others(os, pid)
+        if not exited:
+            _kill_others(os, pid)
+            _, status = os.waitpid(pid, 0)
+        for fd in list(open_fds) + [in_w, pidfd]:
+            if fd >= 0:
+                os.close(fd)
+        exit_code = signal = None
+        if truncated or timed_out:
+            out = []
+            signal = 9
+        elif os.WIFSIGNALED(status):
+            signal = os.WTERMSIG(status)
+        else:
+            exit_code = os.WEXITSTATUS(status)
+        stdout = b"".join(out)
+        total_out += len(stdout)
+        emit(
+            b"case",
+            b'{"index": %d, "exit": %s, "signal": %s, "timed_out": %s, "truncated": %s, "out": %s, "err": %s}'
+            % (
+                index,
+                b"null" if exit_code is None else b"%d" % exit_code,
+                b"null" if signal is None else b"%d" % signal,
+                b"true" if timed_out else b"false",
+                b"true" if truncated else b"false",
+                b64(stdout),
+                b64(err),
+            ),
+        )
+        if timed_out:
+            break
+    emit(b"result", b'{"status": "ok", "reached": %d}' % reached)
+    os._exit(0)
+
+
+def _kill_others(os, pid):
+    """SIGKILL to the case's process group and, in a pid namespace of its own, to every process this one
+    may signal (kill(-1) spares this process and the namespace's init): leftovers of a case do not outlive it.
+
+    kill(-1) is only sent when this process is pid 1 or 2, i.e. the sandbox's init or its first child (bwrap
+    runs it as pid 2; a container may run it as pid 1). Outside a pid namespace no process has such a pid, so
+    the harness run by hand on a host never signals anything but its own case's process group."""
+    try:
+        os.killpg(pid, 9)
+    except OSError:
+        pass
+    if os.getpid() <= 2:
+        try:
+            os.kill(-1, 9)
+        except OSError:
+            pass
+
+
+def _stdio_child(source, in_r, out_w, err_w):
+    """In the forked child: become `python3 main.py` with the case's pipes as stdio. Never returns."""
+    import os
+
+    status = 1
+    try:
+        os.setpgid(0, 0)
+        os.dup2(in_r, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        # Every other fd goes, the record channel first among them: candidate code cannot write records.
+        os.closerange(3, 1 << 20)
+    except BaseException:
+        os._exit(125)
+    try:
+        import builtins
+
+        main = type(sys)("__main__")
+        main.__dict__.update(
+            {"__builtins__": builtins, "__file__": "/tmp/main.py", "__cached__": None, "__loader__": None}
+        )
+        sys.modules["__main__"] = main
+        sys.argv = ["main.py"]
+        import atexit
+
+        atexit._clear()
+        try:
+            exec(compile(source, "/tmp/main.py", "exec"), main.__dict__)
+            status = 0
+        except SystemExit as e:
+            status = _exit_status(e)
+        except BaseException as e:  # noqa: B036 - as the interpreter: report any uncaught exception
+            try:
+                sys.excepthook(type(e), e, e.__traceback__)
+            except BaseException:
+                pass
+            status = 1
+            if isinstance(e, KeyboardInterrupt):
+                status = -2
+        # As interpreter shutdown: wait for non-daemon threads, run atexit handlers, flush stdio.
+        threading = sys.modules.get("threading")
+        if threading is not None:
+            try:
+                threading._shutdown()
+            except SystemExit as e:
+                status = _exit_status(e)
+            except BaseException:
+                pass
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except BaseException:
+                status = 120 if status == 0 else status
+    finally:
+        if status == -2:
+            import _signal
+
+            _signal.signal(2, _signal.SIG_DFL)
+            os.kill(os.getpid(), 2)
+        os._exit(status & 0xFF if status >= 0 else 1)
+
+
+def _exit_status(e):
+    """The exit status the interpreter gives a SystemExit: None is 0, an int is itself, else 1 (printed)."""
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except BaseException:
+        pass
+    return 1
+
+
+if sys.argv[1:2] == ["stdio"]:
+    _stdio()
+else:
+    _harness()

@@ -6,11 +6,19 @@
  *   program and tests in one namespace and reports on stdout in records tagged with a random nonce it
  *   reads from stdin before any candidate code runs (see the harness's docstring for the protocol and
  *   what it defends against). A run without the final record never passes.
- * - `stdio` (DeepCoder / CodeContests) runs the program once per case, each as its own sandboxed
- *   process, and compares stdout here. The cases share one wall budget, `limits.wallTimeMs`, so a rollout
- *   costs at most that much whatever the number of cases: every case is run, in order, after a failing
- *   one too (so `testsPassed` counts all cases), until the budget is spent; cases the budget did not
- *   reach count as failed. The verdict is that of the first case that did not pass.
+ * - `stdio` (DeepCoder / CodeContests) runs all cases of a rollout in ONE sandboxed process:
+ *   `harness.py stdio` forks a child per case that runs the program as `python3 main.py` would, and
+ *   reports each case's exit status, stdout and stderr tail in nonce-tagged records the child cannot
+ *   write (it holds no fd of the channel and cannot ptrace the harness); the output is compared here
+ *   ({@link outputMatches}, the one implementation). The cases share one wall budget,
+ *   `limits.wallTimeMs`, so a rollout costs at most that much whatever the number of cases: every case is
+ *   run, in order, after a failing one too (so `testsPassed` counts all cases), until the budget is
+ *   spent; cases the budget did not reach count as failed. The verdict is that of the first case that did
+ *   not pass. A program may exit on its own (`sys.exit(0)` after printing is fine): a case passes on exit
+ *   status 0 and matching output. Each case's stdout and stderr are capped at `limits.maxOutputBytes`
+ *   together, as when every case was its own run, and all cases' stdout at 8× that (the server holds it);
+ *   after each case every process it left is killed. A run without the harness's final record never
+ *   passes.
  *
  * Verdicts: PASSED; FAILED_TESTS (wrong answer, failed assertion, test runner tampered with);
  * TIMEOUT; MEMORY_LIMIT; RUNTIME_ERROR (the program raised or exited while loading, died without a
@@ -20,8 +28,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { constants as osConstants } from "node:os";
 import type { Verdict } from "../core/reward.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { stderrShowsOutOfMemory } from "../sandbox/bwrap.js";
 import type { ExecutionLimits, ExecutionResult, Sandbox } from "../sandbox/sandbox.js";
 
 export type PythonTests =
@@ -52,8 +62,61 @@ export const STDERR_TAIL_CHARS = 4096;
 /** The harness, shipped beside the sources at the repository top level and read once at startup. */
 const HARNESS = readFileSync(new URL("../../sandbox/python/harness.py", import.meta.url), "utf8");
 
-/** `python3 -s`: no user site directory; the sandbox environment fixes the hash seed and bytecode. */
+/**
+ * `python3 -s`: no user site directory; the sandbox environment fixes the hash seed and bytecode. (Not
+ * `-S`: `site` puts the distribution's dist-packages, or a virtualenv's site-packages, on `sys.path`, which
+ * BigCodeBench programs import from; it costs ~2 ms of a run.)
+ */
 const PYTHON = ["python3", "-s"];
+
+/**
+ * Compiling the harness's source costs ~7–10 ms per run; its bytecode loads in ~0.2 ms. So the harness is
+ * compiled ONCE per sandbox, by that sandbox's own interpreter in an ordinary run (marshal's format is
+ * specific to the interpreter version), and each run gets the base64 bytecode as a file plus this loader.
+ * Nothing but our own harness is compiled there; every run still starts a fresh sandbox and interpreter.
+ */
+const HARNESS_LOADER =
+  "import marshal,binascii;exec(marshal.loads(binascii.a2b_base64(open('harness.b64','rb').read())))";
+const HARNESS_COMPILER =
+  "import marshal,binascii,sys;sys.stdout.write(binascii.b2a_base64(marshal.dumps(compile(open('harness.py').read(),'harness.py','exec')),newline=False).decode())";
+const compiledHarness = new WeakMap<Sandbox, Promise<string | null>>();
+
+/** The harness as files and the argv prefix that runs it with `args`: bytecode when it compiled, else source. */
+async function harnessRun(
+  sandbox: Sandbox,
+  args: string[],
+): Promise<{ files: Record<string, string>; argv: string[] }> {
+  let bytecode = compiledHarness.get(sandbox);
+  if (bytecode === undefined) {
+    bytecode = compileHarness(sandbox);
+    compiledHarness.set(sandbox, bytecode);
+  }
+  const b64 = await bytecode;
+  if (b64 === null) return { files: { "harness.py": HARNESS }, argv: [...PYTHON, "harness.py", ...args] };
+  // `-c`: sys.argv is ["-c", ...args], the same indexing as `harness.py ...args`.
+  return { files: { "harness.b64": b64 }, argv: [...PYTHON, "-c", HARNESS_LOADER, ...args] };
+}
+
+async function compileHarness(sandbox: Sandbox): Promise<string | null> {
+  try {
+    const r = await sandbox.run({
+      files: { "harness.py": HARNESS },
+      argv: [...PYTHON, "-c", HARNESS_COMPILER],
+      limits: {
+        wallTimeMs: 30_000,
+        memoryBytes: 1 << 30,
+        maxProcesses: 16,
+        maxFileBytes: 1 << 20,
+        maxOutputBytes: 1 << 22,
+      },
+    });
+    const text = r.stdout.trim();
+    // Anything else (the sandbox is down, the output is cut): run from source, which always works.
+    return r.exitCode === 0 && !r.outputTruncated && /^[A-Za-z0-9+/=]+$/.test(text) ? text : null;
+  } catch {
+    return null;
+  }
+}
 
 function tail(text: string): string {
   return text.length > STDERR_TAIL_CHARS ? text.slice(-STDERR_TAIL_CHARS) : text;
@@ -107,7 +170,10 @@ function infraOutcome(detail: string, wallTimeMs = 0, stderr = ""): TestOutcome 
 // ---------------------------------------------------------------------------------------------------
 // unittest and assert styles
 
-type HarnessRecord = { kind: "ready" | "loaded" | "test" | "result"; value: Record<string, unknown> };
+type HarnessRecord = {
+  kind: "ready" | "loaded" | "test" | "case" | "result";
+  value: Record<string, unknown>;
+};
 
 /** The nonce-tagged records in the harness's stdout. Lines without the exact nonce are the program's. */
 export function parseHarnessRecords(stdout: string, nonce: string): HarnessRecord[] {
@@ -118,7 +184,8 @@ export function parseHarnessRecords(stdout: string, nonce: string): HarnessRecor
     const rest = line.slice(prefix.length);
     const colon = rest.indexOf(":");
     const kind = rest.slice(0, colon);
-    if (kind !== "ready" && kind !== "loaded" && kind !== "test" && kind !== "result") continue;
+    if (kind !== "ready" && kind !== "loaded" && kind !== "test" && kind !== "case" && kind !== "result")
+      continue;
     try {
       const value: unknown = JSON.parse(rest.slice(colon + 1));
       if (typeof value === "object" && value !== null)
@@ -141,13 +208,13 @@ async function runHarness(
   signal: AbortSignal | undefined,
 ): Promise<TestOutcome> {
   const nonce = randomBytes(16).toString("hex");
-  const argv =
-    tests.style === "unittest"
-      ? [...PYTHON, "harness.py", "unittest"]
-      : [...PYTHON, "harness.py", "assert", tests.entryPoint];
+  const harness = await harnessRun(
+    sandbox,
+    tests.style === "unittest" ? ["unittest"] : ["assert", tests.entryPoint],
+  );
   const run = await execute(sandbox, {
-    files: { "harness.py": HARNESS, "program.py": program, "tests.py": tests.code },
-    argv,
+    files: { ...harness.files, "program.py": program, "tests.py": tests.code },
+    argv: harness.argv,
     stdin: `${nonce}\n`,
     limits,
     ...(signal === undefined ? {} : { signal }),
@@ -263,6 +330,32 @@ function preview(text: string): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
+/** Each case's stdout and stderr together, as a separate run's output limit (a multiple bounds the run). */
+const STDIO_TOTAL_OUTPUT_FACTOR = 8;
+/** How much of each case's stderr the harness reports (bytes; at least STDERR_TAIL_CHARS characters). */
+const STDIO_STDERR_TAIL_BYTES = 16 * 1024 + 4;
+/**
+ * The harness's own deadline is this much before the sandbox's wall limit, which also counts sandbox and
+ * interpreter start-up: the harness then usually kills a hanging case itself and still reports. (If the
+ * sandbox's limit comes first, the records written so far are used just the same.)
+ */
+const STDIO_STARTUP_ALLOWANCE_MS = 150;
+
+function signalLabel(signal: number | null): string | null {
+  if (signal === null) return null;
+  for (const [name, value] of Object.entries(osConstants.signals)) {
+    if (value === signal) return name;
+  }
+  return `signal ${signal}`;
+}
+
+const b64 = (v: unknown): string => Buffer.from(str(v), "base64").toString("utf8");
+
+/**
+ * One sandboxed process for all cases: `harness.py stdio` forks a child per case (see the harness), and
+ * reports each case's exit status and stdout; the comparison ({@link outputMatches}) and the verdict
+ * rules are here.
+ */
 async function runStdio(
   sandbox: Sandbox,
   program: string,
@@ -272,57 +365,133 @@ async function runStdio(
 ): Promise<TestOutcome> {
   const total = tests.cases.length;
   if (total === 0) return infraOutcome("unusable tests: no stdio cases");
-  const started = performance.now();
+  const nonce = randomBytes(16).toString("hex");
+  const stdin = [`${nonce}\n${total}\n`];
+  for (const testCase of tests.cases) stdin.push(`${Buffer.byteLength(testCase.input)}\n`, testCase.input);
+  const caseCap = limits.maxOutputBytes;
+  const totalCap = caseCap * STDIO_TOTAL_OUTPUT_FACTOR;
+  // The records carry the outputs in base64 (4/3), each case also a stderr tail; the harness enforces
+  // the caps, the sandbox's own output limit only stops a harness gone wrong.
+  const recordsCap =
+    Math.ceil((totalCap * 4) / 3) + total * (Math.ceil((STDIO_STDERR_TAIL_BYTES * 4) / 3) + 512) + (1 << 16);
+  const budget = Math.max(1, limits.wallTimeMs - STDIO_STARTUP_ALLOWANCE_MS);
+  const harness = await harnessRun(sandbox, ["stdio", String(budget), String(caseCap), String(totalCap)]);
+  const run = await execute(sandbox, {
+    files: { ...harness.files, "main.py": program },
+    argv: harness.argv,
+    stdin: stdin.join(""),
+    limits: { ...limits, maxOutputBytes: recordsCap },
+    ...(signal === undefined ? {} : { signal }),
+  });
+  if ("infra" in run) return infraOutcome(run.infra);
+  return interpretStdioRun(run.result, nonce, tests, limits);
+}
+
+function interpretStdioRun(
+  result: ExecutionResult,
+  nonce: string,
+  tests: Extract<PythonTests, { style: "stdio" }>,
+  limits: ExecutionLimits,
+): TestOutcome {
+  const total = tests.cases.length;
+  const records = parseHarnessRecords(result.stdout, nonce);
+  const ready = records.find((r) => r.kind === "ready");
+  const finals = records.filter((r) => r.kind === "result");
+  const wallTimeMs = result.wallTimeMs;
+  if (ready === undefined) {
+    // Candidate code only runs after `ready`: whatever ended the run before it is not the candidate's.
+    const how = result.timedOut ? "timed out" : `exited (code ${result.exitCode}, signal ${result.signal})`;
+    return infraOutcome(`the test harness ${how} before running the program`, wallTimeMs, result.stderr);
+  }
+  const byIndex = new Map<number, Record<string, unknown>>();
+  let forged = finals.length > 1;
+  for (const r of records) {
+    if (r.kind !== "case") continue;
+    const index = r.value.index;
+    if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= total) forged = true;
+    else if (byIndex.has(index)) forged = true;
+    else byIndex.set(index, r.value);
+  }
+  if (forged) {
+    // The harness writes each record once; more means someone else knew the nonce and had the channel.
+    return {
+      verdict: "FAILED_TESTS",
+      testsPassed: 0,
+      testsTotal: total,
+      wallTimeMs,
+      stderrTail: tail(result.stderr),
+      detail: "test runner tampered: duplicate case or result records",
+    };
+  }
+  const final = finals[0];
+  const reached = final === undefined ? total : num(final.value.reached);
+
   let passed = 0;
   let firstFailure: { verdict: Verdict; detail: string; stderr: string } | undefined;
   let lastStderr = "";
   for (const [index, testCase] of tests.cases.entries()) {
-    const remaining = limits.wallTimeMs - Math.round(performance.now() - started);
-    if (remaining <= 0) {
-      firstFailure ??= {
-        verdict: "TIMEOUT",
-        detail: `wall budget spent before case ${index + 1}`,
-        stderr: lastStderr,
-      };
+    const label = `case ${index + 1}`;
+    const r = byIndex.get(index);
+    if (r === undefined) {
+      // No report for this case: the budget ran out before it, or the run ended during it.
+      let failure: { verdict: Verdict; detail: string };
+      if (final !== undefined && index >= reached) {
+        failure = { verdict: "TIMEOUT", detail: `wall budget spent before ${label}` };
+      } else if (result.timedOut) {
+        failure = { verdict: "TIMEOUT", detail: `${label}: wall budget of ${limits.wallTimeMs} ms spent` };
+      } else if (result.outputTruncated) {
+        failure = { verdict: "RUNTIME_ERROR", detail: `${label}: output limit exceeded` };
+      } else {
+        const how = result.signal !== null ? `killed by ${result.signal}` : `exit code ${result.exitCode}`;
+        failure = {
+          verdict: "RUNTIME_ERROR",
+          detail: `${label}: the test harness ended without a result (${how})`,
+        };
+      }
+      firstFailure ??= { ...failure, stderr: result.stderr };
       break;
     }
-    const run = await execute(sandbox, {
-      files: { "main.py": program },
-      argv: [...PYTHON, "main.py"],
-      stdin: testCase.input,
-      limits: { ...limits, wallTimeMs: remaining },
-      ...(signal === undefined ? {} : { signal }),
-    });
-    if ("infra" in run) return infraOutcome(run.infra, Math.round(performance.now() - started));
-    const r = run.result;
-    lastStderr = r.stderr;
-    const label = `case ${index + 1}`;
+    const stderr = b64(r.err);
+    lastStderr = stderr;
+    const exitCode = typeof r.exit === "number" ? r.exit : null;
+    const killedBy = signalLabel(typeof r.signal === "number" ? r.signal : null);
     let failure: { verdict: Verdict; detail: string } | undefined;
-    if (r.timedOut) {
+    if (r.timed_out === true) {
       failure = { verdict: "TIMEOUT", detail: `${label}: wall budget of ${limits.wallTimeMs} ms spent` };
-    } else if (r.outputTruncated) {
+    } else if (r.truncated === true) {
       failure = { verdict: "RUNTIME_ERROR", detail: `${label}: output limit exceeded` };
-    } else if (r.exitCode !== 0) {
-      failure = r.memoryExceeded
+    } else if (exitCode !== 0) {
+      failure = stderrShowsOutOfMemory(stderr)
         ? { verdict: "MEMORY_LIMIT", detail: `${label}: out of memory` }
         : {
             verdict: "RUNTIME_ERROR",
-            detail: `${label}: ${r.signal !== null ? `killed by ${r.signal}` : `exit code ${r.exitCode}`}`,
+            detail: `${label}: ${killedBy !== null ? `killed by ${killedBy}` : `exit code ${exitCode}`}`,
           };
-    } else if (!outputMatches(r.stdout, testCase.output, tests.floatTolerance)) {
-      failure = {
-        verdict: "FAILED_TESTS",
-        detail: `${label}: wrong answer, expected ${preview(testCase.output)}, got ${preview(r.stdout)}`,
-      };
+    } else {
+      const stdout = b64(r.out);
+      if (!outputMatches(stdout, testCase.output, tests.floatTolerance)) {
+        failure = {
+          verdict: "FAILED_TESTS",
+          detail: `${label}: wrong answer, expected ${preview(testCase.output)}, got ${preview(stdout)}`,
+        };
+      }
     }
     if (failure === undefined) {
       passed++;
     } else {
-      firstFailure ??= { ...failure, stderr: r.stderr };
-      if (r.timedOut) break;
+      firstFailure ??= { ...failure, stderr };
+      if (r.timed_out === true) break;
     }
   }
-  const wallTimeMs = Math.round(performance.now() - started);
+  if (firstFailure === undefined && final === undefined) {
+    // Every case reported but no final record: the harness did not finish; never a pass.
+    const how = result.signal !== null ? `killed by ${result.signal}` : `exit code ${result.exitCode}`;
+    firstFailure = {
+      verdict: "RUNTIME_ERROR",
+      detail: `the test harness ended without its final record (${how})`,
+      stderr: result.stderr,
+    };
+  }
   if (firstFailure === undefined) {
     return {
       verdict: "PASSED",

@@ -100,6 +100,15 @@ const MEMORY_SCAN_BYTES = 4096;
 const MEMORY_MESSAGE = /\bMemoryError\b|std::bad_alloc|Cannot allocate memory|[Oo]ut of memory/;
 
 /**
+ * Whether a failed program's stderr shows an allocation failure (RLIMIT_AS makes allocations fail rather
+ * than the kernel kill, so the runtime's own report is the evidence). Shared with the stdio runner, which
+ * applies it per case to what its in-sandbox harness reports.
+ */
+export function stderrShowsOutOfMemory(stderr: string): boolean {
+  return MEMORY_MESSAGE.test(stderr.slice(-MEMORY_SCAN_BYTES));
+}
+
+/**
  * System binaries are looked up in the standard directories, not the server's PATH: what the sandbox
  * runs should not depend on the environment the server was started from (`bwrapPath` overrides).
  */
@@ -481,7 +490,7 @@ export class BwrapSandbox implements Sandbox {
     }
     // RLIMIT_AS makes allocations fail rather than the kernel kill, so the runtime's own report is the
     // evidence. (An unexplained SIGKILL is not taken as out-of-memory: the program can send it to itself.)
-    const memoryExceeded = exitCode !== 0 && !killed && MEMORY_MESSAGE.test(stderr.slice(-MEMORY_SCAN_BYTES));
+    const memoryExceeded = exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr);
     return {
       exitCode,
       signal,

@@ -191,7 +191,7 @@ describe("stdio style (DeepCoder)", () => {
     { input: "-4 4\n", output: "0\n\n\n" },
   ];
 
-  test("a correct program passes every case, each run as its own process", async () => {
+  test("a correct program passes every case", async () => {
     const o = await run(SUM, { style: "stdio", cases });
     expect(o).toMatchObject({ verdict: "PASSED", testsPassed: 3, testsTotal: 3 });
   });
@@ -266,6 +266,173 @@ describe("stdio style (DeepCoder)", () => {
 
   test("no cases is INFRA_ERROR", async () => {
     expect((await run(SUM, { style: "stdio", cases: [] })).verdict).toBe("INFRA_ERROR");
+  });
+});
+
+describe("stdio style: all cases in one sandboxed process, one forked child per case", () => {
+  const SUM = "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n";
+  const sumCases = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ input: `${i} ${i}\n`, output: `${2 * i}\n` }));
+
+  test("a hanging case is TIMEOUT, killed at the shared deadline; a rollout scored alongside is fine", async () => {
+    const hang =
+      "import sys, time\nx = int(sys.stdin.read().split()[0])\nif x == 1:\n    time.sleep(60)\nprint(2 * x)\n";
+    const short = { ...limits, wallTimeMs: 1_500 };
+    const started = performance.now();
+    const [hung, fine] = await Promise.all([
+      run(hang, { style: "stdio", cases: sumCases(3) }, short),
+      run(SUM, { style: "stdio", cases: sumCases(3) }, short),
+    ]);
+    expect(hung).toMatchObject({ verdict: "TIMEOUT", testsPassed: 1, testsTotal: 3 });
+    expect(hung.detail).toContain("case 2");
+    expect(performance.now() - started).toBeLessThan(1_500 + 1_000);
+    expect(fine).toMatchObject({ verdict: "PASSED", testsPassed: 3, testsTotal: 3 });
+  });
+
+  test("a case that floods stdout or stderr is RUNTIME_ERROR (output limit), the others still count", async () => {
+    const flood = (stream: string) =>
+      `import sys\nx = int(sys.stdin.read().split()[0])\nwhile x == 1:\n    sys.${stream}.write('A' * 100000)\nprint(2 * x)\n`;
+    for (const stream of ["stdout", "stderr"]) {
+      const o = await run(
+        flood(stream),
+        { style: "stdio", cases: sumCases(3) },
+        { ...limits, wallTimeMs: 5_000 },
+      );
+      expect(o, stream).toMatchObject({ verdict: "RUNTIME_ERROR", testsPassed: 2, testsTotal: 3 });
+      expect(o.detail).toBe("case 2: output limit exceeded");
+      expect(o.stderrTail.length).toBeLessThanOrEqual(4096);
+      expect(o.wallTimeMs).toBeLessThan(5_000);
+    }
+  });
+
+  test("a program that kills the harness (its parent) after printing the right answer is never PASSED", async () => {
+    for (const kill of ["os.kill(os.getppid(), 9)", "os.kill(os.getppid(), 19)", "os.kill(-1, 9)"]) {
+      const program = `import os, sys\nprint(sum(map(int, sys.stdin.read().split())), flush=True)\n${kill}\n`;
+      const o = await run(program, { style: "stdio", cases: sumCases(2) }, { ...limits, wallTimeMs: 2_000 });
+      expect(o.verdict, `${kill}: ${o.detail}`).not.toBe("PASSED");
+      expect(["RUNTIME_ERROR", "TIMEOUT"], `${kill}: ${o.detail}`).toContain(o.verdict);
+    }
+  });
+
+  test("the program cannot write the harness's records: fake records with the nonce from memory are its output", async () => {
+    // The nonce is in the forked child's memory (a copy of the harness's); the record channel is not.
+    const forge = `import gc, os, sys
+prefix = None
+for f in gc.get_objects():
+    for cell in (getattr(f, '__closure__', None) or ()) if callable(f) else ():
+        try:
+            v = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(v, bytes) and v.startswith(b'\\n@@minedit:'):
+            prefix = v
+assert prefix is not None, 'nonce not found'
+fake = b''.join(prefix + b'case:{"index": %d, "exit": 0, "signal": null, "timed_out": false, "truncated": false, "out": "OAo=", "err": ""}\\n' % i for i in range(3))
+fake += prefix + b'result:{"status": "ok", "reached": 3}\\n'
+for fd in range(3, 64):
+    try:
+        os.write(fd, fake)
+    except OSError:
+        pass
+for path in [f'/proc/{os.getppid()}/fd/{n}' for n in range(64)] + [f'/proc/1/fd/{n}' for n in range(8)]:
+    try:
+        fd = os.open(path, os.O_WRONLY)
+        os.write(fd, fake)
+    except OSError:
+        pass
+os.write(1, fake)
+os.write(2, fake)
+os._exit(0)
+`;
+    const o = await run(forge, {
+      style: "stdio",
+      cases: [
+        { input: "", output: "8" },
+        { input: "", output: "8" },
+      ],
+    });
+    expect(o).toMatchObject({ verdict: "FAILED_TESTS", testsPassed: 0, testsTotal: 2 });
+    expect(o.detail).toContain("case 1: wrong answer");
+  });
+
+  test("a program that reads all of a large stdin, in pieces or at once", async () => {
+    const numbers = Array.from({ length: 200_000 }, (_, i) => i % 1000);
+    const input = `${numbers.join(" ")}\n`;
+    const output = `${numbers.reduce((a, b) => a + b, 0)}\n`;
+    const o = await run(SUM, {
+      style: "stdio",
+      cases: [
+        { input, output },
+        { input: "1 2", output: "3" },
+      ],
+    });
+    expect(o).toMatchObject({ verdict: "PASSED", testsPassed: 2 });
+    const lines =
+      "import sys\nn = 0\nfor line in sys.stdin:\n    n += sum(map(int, line.split()))\nprint(n)\n";
+    const multi = `${numbers.join("\n")}\n`;
+    expect(await run(lines, { style: "stdio", cases: [{ input: multi, output }] })).toMatchObject({
+      verdict: "PASSED",
+    });
+  });
+
+  test("stdio programs may exit: judged by output and exit status 0 (sys.exit(0) passes, others fail)", async () => {
+    const exiting = (how: string) => `import sys\nprint(sum(map(int, sys.stdin.read().split())))\n${how}\n`;
+    for (const how of [
+      "sys.exit(0)",
+      "sys.exit()",
+      "raise SystemExit",
+      "import os; sys.stdout.flush(); os._exit(0)",
+    ]) {
+      expect((await run(exiting(how), { style: "stdio", cases: sumCases(2) })).verdict, how).toBe("PASSED");
+    }
+    const failing: [string, string][] = [
+      ["sys.exit(3)", "case 1: exit code 3"],
+      ["sys.exit('bye')", "case 1: exit code 1"],
+      ["raise KeyboardInterrupt", "case 1: killed by SIGINT"],
+      ["import os; os.kill(os.getpid(), 9)", "case 1: killed by SIGKILL"],
+    ];
+    for (const [how, detail] of failing) {
+      const o = await run(exiting(how), { style: "stdio", cases: sumCases(2) });
+      expect(o, how).toMatchObject({ verdict: "RUNTIME_ERROR", testsPassed: 0, detail });
+    }
+  });
+
+  test("each case runs as a fresh __main__: no state from the previous case, no process left from it", async () => {
+    // A leftover would show up as a fourth process (the sandbox's init, the harness, the program).
+    const program = `import os, sys, time
+seen = globals().get('seen', 0) + 1
+procs = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+print(__name__, seen, len(procs), sys.argv, os.path.basename(__file__))
+if os.fork() == 0:
+    os.setsid()
+    time.sleep(30)
+    os._exit(0)
+`;
+    const expected = "__main__ 1 3 ['main.py'] main.py\n";
+    const o = await run(program, {
+      style: "stdio",
+      cases: Array.from({ length: 3 }, () => ({ input: "", output: expected })),
+    });
+    expect(o, o.detail).toMatchObject({ verdict: "PASSED", testsPassed: 3 });
+  });
+
+  test("threads and atexit run before the exit, as the interpreter does", async () => {
+    const program =
+      "import atexit, threading, time\natexit.register(lambda: print('bye'))\ndef late():\n    time.sleep(0.1)\n    print('thread')\nthreading.Thread(target=late).start()\nprint('main')\n";
+    const o = await run(program, { style: "stdio", cases: [{ input: "", output: "main\nthread\nbye\n" }] });
+    expect(o, o.detail).toMatchObject({ verdict: "PASSED" });
+  });
+
+  test("memory exhaustion in one case is MEMORY_LIMIT; float tolerance per case", async () => {
+    const hog =
+      "import sys\nx = int(sys.stdin.read())\nif x == 2:\n    b = bytearray(1 << 40)\nprint(x / 3)\n";
+    const cases = [
+      { input: "1", output: "0.333333" },
+      { input: "2", output: "0.666667" },
+    ];
+    const o = await run(hog, { style: "stdio", cases, floatTolerance: 1e-6 });
+    expect(o).toMatchObject({ verdict: "MEMORY_LIMIT", testsPassed: 1, detail: "case 2: out of memory" });
+    expect(o.stderrTail).toContain("MemoryError");
   });
 });
 
