@@ -507,14 +507,9 @@ const cacheHits = serverResults.filter((r) => r.cached).length;
 const executed = serverResults.filter(
   (r) => !r.cached && r.verdict !== "UNPARSABLE" && r.verdict !== "NO_CODE",
 ).length;
+// One sandbox per execution: a stdio rollout runs all of its cases inside one sandboxed harness.
 const sandboxRuns = serverResults.reduce(
-  (sum, r, i) =>
-    sum +
-    (r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE"
-      ? 0
-      : tasks[rows[i].taskIndex].tests.style === "stdio"
-        ? tasks[rows[i].taskIndex].tests.cases.length
-        : 1),
+  (sum, r) => sum + (r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE" ? 0 : 1),
   0,
 );
 
@@ -584,7 +579,6 @@ const roundRatios = baselineSeconds.map((b, i) => b / stepSeconds[i]);
 /** Where the time goes, per test style: the server's sandbox work per timed step, the baseline's processes. */
 const styleSplit = ["unittest", "assert", "stdio"].map((style) => {
   const inStyle = (i) => tasks[rows[i].taskIndex].tests.style === style;
-  const runsOf = (i) => (style === "stdio" ? tasks[rows[i].taskIndex].tests.cases.length : 1);
   let executions = 0;
   let processes = 0;
   let wallMs = 0;
@@ -592,7 +586,7 @@ const styleSplit = ["unittest", "assert", "stdio"].map((style) => {
     s.results.forEach((r, i) => {
       if (!inStyle(i) || r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE") return;
       executions += 1;
-      processes += runsOf(i);
+      processes += 1;
       wallMs += r.executionMs;
     });
   }
@@ -683,8 +677,8 @@ out(
 );
 out(
   `Per step: ${cacheHits} results with \`cached=true\` (same task, same norm(M) as an earlier rollout), ` +
-    `${executed} test executions (${sandboxRuns} sandboxed processes: one per unittest/assert rollout, one per ` +
-    `stdio case), ${n - cacheHits - executed} rollouts with nothing to run (UNPARSABLE / NO_CODE); metrics stage ` +
+    `${executed} test executions (${sandboxRuns} sandboxes: one per execution, stdio cases forked inside it)` +
+    `, ${n - cacheHits - executed} rollouts with nothing to run (UNPARSABLE / NO_CODE); metrics stage ` +
     `${fmt(metricsMs / 1000)} s, summed sandbox wall ${fmt(sandboxSeconds)} s (median of the timed steps).`,
 );
 out(
@@ -701,7 +695,7 @@ out(
 );
 out();
 out(
-  "| tests | tasks | server executions | sandboxed processes | summed sandbox wall s | ms / process | baseline processes | baseline summed process s | baseline ms / process (median) |",
+  "| tests | tasks | server executions | sandboxes | summed sandbox wall s | ms / sandbox | baseline processes | baseline summed process s | baseline ms / process (median) |",
 );
 out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of styleSplit) {
