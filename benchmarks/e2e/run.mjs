@@ -421,7 +421,8 @@ log(`starting \`minedit serve --port 0\` with ${tasks.length} tasks…`);
 const serveStarted = performance.now();
 const server = spawn(
   process.execPath,
-  [join(ROOT, "bin", "minedit.js"), "serve", "--port", "0", "--tasks", taskFile],
+  // Extra arguments are passed to `minedit serve`, e.g. `-- --config tuned.json` to try other limits.
+  [join(ROOT, "bin", "minedit.js"), "serve", "--port", "0", "--tasks", taskFile, ...process.argv.slice(2)],
   { stdio: ["ignore", "ignore", "pipe"] },
 );
 let serverStderr = "";
