@@ -143,7 +143,7 @@ function onlyNamed(node: Node): Node {
   return children[0];
 }
 
-/** A value position where a bare tuple (`return a, b`, `for x in a, b`) is allowed. */
+/** A value position where a bare tuple (`return a, b`, `x = a, b`, `for x in a, b`) is allowed. */
 function convertValue(node: Node): Expr {
   if (node.type === "expression_list" || node.type === "pattern_list") {
     return { type: "Tuple", elts: namedChildrenOf(node).map(convertElement) };
@@ -201,7 +201,7 @@ function convertAssignment(node: Node): Stmt {
       type: "AnnAssign",
       target: annotated.target,
       annotation: convertTypeAnnotation(annotation),
-      value: right === null ? null : convertAssignedValue(right),
+      value: right === null ? null : convertValue(right),
       simple: annotated.simple,
     };
   }
@@ -216,7 +216,7 @@ function convertAssignment(node: Node): Stmt {
       continue;
     }
     if (right.type === "augmented_assignment") reject(right, "augmented assignment in a chain");
-    return { type: "Assign", targets, value: convertAssignedValue(right) };
+    return { type: "Assign", targets, value: convertValue(right) };
   }
 }
 
@@ -247,13 +247,6 @@ function annotatedTarget(node: Node): { target: Expr; simple: number } {
   reject(node, "only single target (not list or tuple) can be annotated");
 }
 
-function convertAssignedValue(node: Node): Expr {
-  if (node.type === "expression_list" || node.type === "pattern_list") {
-    return { type: "Tuple", elts: namedChildrenOf(node).map(convertElement) };
-  }
-  return convertElement(node);
-}
-
 function convertAugmentedAssignment(node: Node): Stmt {
   const left = requiredField(node, "left");
   let target = left;
@@ -275,7 +268,7 @@ function convertAugmentedAssignment(node: Node): Stmt {
     type: "AugAssign",
     target: convertExpression(target),
     op,
-    value: convertAssignedValue(requiredField(node, "right")),
+    value: convertValue(requiredField(node, "right")),
   };
 }
 
