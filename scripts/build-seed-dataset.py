@@ -4,7 +4,7 @@
 Reads the readable sources under datasets/seed/src/NNN_slug/ and writes
 
   datasets/seed/problems.jsonl     one row per problem
-  datasets/seed/demo-tasks.jsonl   one hand-corrupted repair task per problem that has corrupted.py
+  datasets/seed/demo-tasks.jsonl   one hand-corrupted repair task per problem that has corruption.json
 
 but only after every problem and task has been verified by running it; any failure is printed and the
 script exits with status 1 without writing anything.
@@ -22,11 +22,11 @@ Source layout of one problem directory (NNN = three digits, slug = lower-case wo
   cases.json         style "stdio": {"cases": [{"input": str, "output": str}, ...]} (4-8 cases); the solution
                      is a program run with each input on stdin. Outputs are compared after trimming trailing
                      whitespace on every line and dropping trailing empty lines. entry_point is "main".
-  corrupted.py       optional: a hand-corrupted copy of solution.py, which makes a demo task ...
-  corruption.json    ... described by [{"family", "line", "original", "corrupted"}, ...] (1-2 entries):
-                     `line` is the 1-based line of solution.py where `original` (an exact source fragment,
-                     possibly spanning lines) starts; replacing each `original` with `corrupted` must turn
-                     solution.py into corrupted.py exactly.
+  corruption.json    optional: a hand-made corruption of solution.py, which makes a demo task:
+                     [{"family", "line", "original", "corrupted"}, ...] (1-2 entries); `line` is the 1-based
+                     line of solution.py where `original` (an exact source fragment, possibly spanning
+                     lines) starts, and replacing each `original` with `corrupted` gives the corrupted
+                     program (the gold patch is the reverse, known by construction).
 
 Verification runs each problem's programs in one `python3 -I` subprocess (in a scratch directory, with a
 subprocess timeout), each program in a fresh module namespace with a 10 s SIGALRM deadline; stdio programs
@@ -373,12 +373,8 @@ def load_problem(directory: Path, report: Report) -> Problem | None:
                 report.fail(where, "check(candidate) contains no assert statement")
         problem.tests = {"style": style, "code": code}
 
-    corrupted_path = directory / "corrupted.py"
     corruption_path = directory / "corruption.json"
-    if corrupted_path.is_file() != corruption_path.is_file():
-        report.fail(where, "corrupted.py and corruption.json go together")
-    elif corrupted_path.is_file():
-        problem.corrupted = corrupted_path.read_text(encoding="utf-8")
+    if corruption_path.is_file():
         problem.corruptions = read_json(corruption_path)
         check_corruptions(problem, report)
     return problem
@@ -392,7 +388,7 @@ def line_offsets(text: str) -> list[int]:
 
 
 def check_corruptions(problem: Problem, report: Report) -> None:
-    """The corruption list must describe corrupted.py exactly, using in-domain families only."""
+    """Applies corruption.json to solution.py, which gives the corrupted program (in-domain families only)."""
     where = problem.directory.name
     corruptions = problem.corruptions
     if not isinstance(corruptions, list) or not 1 <= len(corruptions) <= 2:
@@ -430,14 +426,13 @@ def check_corruptions(problem: Problem, report: Report) -> None:
     rebuilt = gold
     for start, end, replacement in reversed(edits):
         rebuilt = rebuilt[:start] + replacement + rebuilt[end:]
-    if rebuilt != problem.corrupted:
-        report.fail(where, "applying corruption.json to solution.py does not give corrupted.py")
+    problem.corrupted = rebuilt
     try:
         ast.parse(problem.corrupted, "corrupted.py")
     except SyntaxError as exc:
-        report.fail(where, f"corrupted.py does not parse: {exc}")
+        report.fail(where, f"the corrupted program does not parse: {exc}")
     if ast.dump(ast.parse(gold)) == ast.dump(ast.parse(problem.corrupted, "corrupted.py")):
-        report.fail(where, "corrupted.py has the same AST as solution.py")
+        report.fail(where, "the corrupted program has the same AST as solution.py")
 
 
 # ---------------------------------------------------------------------------------------------- execution
