@@ -161,7 +161,8 @@ function resultsOf(rows, response) {
 // ---------------------------------------------------------------------------------------------------------
 
 const demoTasks = readJsonl(join(ROOT, "datasets", "seed", "demo-tasks.jsonl"));
-const demoProblems = new Set(demoTasks.map((t) => t.problem_id));
+// Task rows name problems as the importer does (`minedit/` + the id in problems.jsonl).
+const demoProblems = new Set(demoTasks.map((t) => t.problem_id.replace(/^minedit\//, "")));
 const others = readJsonl(join(ROOT, "datasets", "seed", "problems.jsonl")).filter(
   (p) => !demoProblems.has(p.problem_id),
 );
@@ -678,7 +679,7 @@ out(
 );
 out(
   `Per step: ${cacheHits} results with \`cached=true\` (same task, same norm(M) as an earlier rollout), ` +
-    `${executed} test executions (${sandboxRuns} sandboxes: one per execution, stdio cases forked inside it)` +
+    `${executed} test executions (${sandboxRuns} runs, each forked by a warm interpreter's fork server unless \`warmInterpreters\` is off; stdio cases forked inside it)` +
     `, ${n - cacheHits - executed} rollouts with nothing to run (UNPARSABLE / NO_CODE); metrics stage ` +
     `${fmt(metricsMs / 1000)} s, summed sandbox wall ${fmt(sandboxSeconds)} s (median of the timed steps).`,
 );
@@ -696,7 +697,7 @@ out(
 );
 out();
 out(
-  "| tests | tasks | server executions | sandboxes | summed sandbox wall s | ms / sandbox | baseline processes | baseline summed process s | baseline ms / process (median) |",
+  "| tests | tasks | server executions | runs | summed run wall s | ms / run | baseline processes | baseline summed process s | baseline ms / process (median) |",
 );
 out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of styleSplit) {

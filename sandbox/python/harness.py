@@ -5,7 +5,8 @@ Usage:  python3 -s harness.py unittest            (BigCodeBench: a TestCases(uni
         python3 -s harness.py stdio BUDGET_MS CASE_CAP TOTAL_CAP   (DeepCoder: see _stdio below; the rest
                                                   of this docstring is about the two other styles)
 Only ever run inside the sandbox (the stdio style kills every other process of its pid namespace
-between cases; it checks it has one, see _kill_others). Imports are what each style needs: unittest only
+between cases; it checks it has one, see _kill_others). Run directly by bwrap or, warm, by the fork
+server (sandbox/python/forkserver.py), which runs it exactly as `python3 -s -c LOADER ARGS` would. Imports are what each style needs: unittest only
 for the unittest style, and the stdio style imports neither ast, json, traceback nor unittest.
 Files:  program.py (the candidate), tests.py (the task's tests), in the working directory.
 Stdin:  one line, a random nonce. It is read, and fd 0 replaced by /dev/null, before any candidate code runs.
@@ -48,6 +49,7 @@ def _harness():
     import gc
     import json
     import json.encoder
+    import mmap
     import os
     import traceback
     import types
@@ -109,12 +111,18 @@ def _harness():
     emit = make_emitter(out_fd, b"\n@@minedit:" + data.strip() + b":")
     del data
 
-    # Released before the final report, so a candidate that exhausted memory still lets it be written.
-    ballast = [bytearray(8 << 20)]
+    # Address space held back and released before the final report, so a candidate that exhausted the
+    # memory limit (RLIMIT_AS: address space, not resident memory) still lets it be written. An anonymous
+    # mapping reserves the space without touching its pages, which zeroing a bytearray would (~8 ms).
+    ballast = [mmap.mmap(-1, 8 << 20)]
 
-    def release_ballast():
+    def release_ballast(memory_error):
+        for block in ballast:
+            block.close()
         ballast.clear()
-        gc.collect()
+        # Cyclic garbage is only worth collecting when memory ran out: a full collection costs milliseconds.
+        if memory_error:
+            gc.collect()
 
     def log(text):
         try:
@@ -131,7 +139,7 @@ def _harness():
             return getattr_(exc_type, "__name__", "exception")
 
     def finish(status, passed, total, memory_error, detail, all_ok=False):
-        release_ballast()
+        release_ballast(memory_error)
         try:
             sys.stderr.flush()
         except BaseException:
@@ -357,7 +365,7 @@ def _harness():
         exec(compile(program_source, "program.py", "exec"), namespace)
     except BaseException as e:  # noqa: B036 - SystemExit and KeyboardInterrupt included on purpose
         memory = isinstance_(e, MemoryError)
-        release_ballast()
+        release_ballast(memory)
         log("program.py raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
         if isinstance_(e, SystemExit):
             detail = "the program called sys.exit(" + str_(e.code) + ") while loading"
@@ -656,12 +664,14 @@ def _stdio():
 
 
 def _kill_others(os, pid):
-    """SIGKILL to the case's process group and, in a pid namespace of its own, to every process this one
-    may signal (kill(-1) spares this process and the namespace's init): leftovers of a case do not outlive it.
+    """SIGKILL to the case's process group and, inside the sandbox, to every process but this one and its
+    ancestors (the namespace's init, and the fork server when one runs this harness; see
+    sandbox/python/forkserver.py): leftovers of a case do not outlive it.
 
-    kill(-1) is only sent when this process is pid 1 or 2, i.e. the sandbox's init or its first child (bwrap
-    runs it as pid 2; a container may run it as pid 1). Outside a pid namespace no process has such a pid, so
-    the harness run by hand on a host never signals anything but its own case's process group."""
+    As pid 1 or 2 (the harness run directly by bwrap, or as a container's init) that is exactly kill(-1).
+    Deeper in a tree (a fork server's child) the processes are listed from /proc — but only in a bwrap pid
+    namespace (its init is `bwrap`): the harness run by hand on a host never signals anything but its own
+    case's process group."""
     try:
         os.killpg(pid, 9)
     except OSError:
@@ -671,13 +681,47 @@ def _kill_others(os, pid):
             os.kill(-1, 9)
         except OSError:
             pass
+        return
+    try:
+        with open("/proc/1/comm", "rb") as f:
+            if f.read().strip() != b"bwrap":
+                return
+    except OSError:
+        return
+    keep = _ancestors(os)
+    # A few rounds: a process forked while the list was read is caught by the next one. What still
+    # escapes dies with the execution (the fork server kills everything after each one).
+    for _ in range(3):
+        victims = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in keep]
+        if not victims:
+            return
+        for victim in victims:
+            try:
+                os.kill(victim, 9)
+            except OSError:
+                pass
+
+
+def _ancestors(os):
+    """This process and every ancestor up to the namespace's init, from /proc/<pid>/stat."""
+    chain = {os.getpid()}
+    pid = os.getppid()
+    while pid > 0 and pid not in chain:
+        chain.add(pid)
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as f:
+                stat = f.read()
+            # The command name may contain spaces and parentheses: fields resume after the last ")".
+            pid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        except (OSError, ValueError):
+            break
+    return chain
 
 
 def _stdio_child(source, in_r, out_w, err_w):
     """In the forked child: become `python3 main.py` with the case's pipes as stdio. Never returns."""
     import os
 
-    status = 1
     try:
         os.setpgid(0, 0)
         os.dup2(in_r, 0)
@@ -687,20 +731,33 @@ def _stdio_child(source, in_r, out_w, err_w):
         os.closerange(3, 1 << 20)
     except BaseException:
         os._exit(125)
+    _run_as_main(source, "/tmp/main.py", ["main.py"], "/tmp/main.py")
+
+
+def _run_as_main(source, filename, argv, main_file):
+    """Run `source` as the interpreter runs a program, then exit as it would. Never returns.
+
+    A fresh `__main__` module (with `__file__` = main_file when not None, as for a script; none for
+    `-c`), sys.argv = argv; the exit status from SystemExit, a traceback and status 1 for an uncaught
+    exception; then, as interpreter shutdown: non-daemon threads joined, atexit handlers run, stdio
+    flushed. Shared by the stdio style and the fork server (sandbox/python/forkserver.py)."""
+    import os
+
+    status = 1
     try:
         import builtins
 
         main = type(sys)("__main__")
-        main.__dict__.update(
-            {"__builtins__": builtins, "__file__": "/tmp/main.py", "__cached__": None, "__loader__": None}
-        )
+        main.__dict__.update({"__builtins__": builtins, "__annotations__": {}})
+        if main_file is not None:
+            main.__dict__.update({"__file__": main_file, "__cached__": None, "__loader__": None})
         sys.modules["__main__"] = main
-        sys.argv = ["main.py"]
+        sys.argv = argv
         import atexit
 
         atexit._clear()
         try:
-            exec(compile(source, "/tmp/main.py", "exec"), main.__dict__)
+            exec(compile(source, filename, "exec"), main.__dict__)
             status = 0
         except SystemExit as e:
             status = _exit_status(e)
@@ -751,7 +808,9 @@ def _exit_status(e):
     return 1
 
 
-if sys.argv[1:2] == ["stdio"]:
-    _stdio()
-else:
-    _harness()
+# The fork server loads this file as a library (under another name) for _run_as_main.
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["stdio"]:
+        _stdio()
+    else:
+        _harness()

@@ -116,7 +116,7 @@ beforeAll(async () => {
   );
   outcomes.sort((a, b) => a.id.localeCompare(b.id));
   writeReport();
-}, 900_000);
+}, 1_800_000);
 
 function rate(kind?: "file" | "function"): { matched: number; total: number; rate: number } {
   const scope = kind === undefined ? outcomes : outcomes.filter((o) => o.kind === kind);

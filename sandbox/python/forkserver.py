@@ -1,0 +1,399 @@
+"""minedit's fork server: warm interpreters inside the sandbox. src/sandbox/fork-server.ts starts it.
+
+Why: a fresh bwrap sandbox, a fresh CPython and the harness's imports cost 70-90 ms per execution, more
+than a whole unsandboxed rollout. This process starts ONCE per sandbox slot, imports what the harness
+needs, and then serves one execution at a time by fork(): the child becomes `python3 -s -c CODE ARGS`
+(or `python3 -s FILE ARGS`) with its own stdio pipes and limits, and afterwards this process returns the
+sandbox to the state of a fresh one.
+
+Usage, inside a bwrap sandbox only (it refuses to run unless it is pid 2 of a pid namespace whose init
+is bwrap):  python3 -s -c <this source> MODULES OUT_FD ERR_FD
+    MODULES  comma-separated modules to import up front.
+    OUT_FD, ERR_FD  pipes to the server: every program's stdout and stderr, written there directly by
+             the program (not relayed: a program that kills this process cannot take back what it wrote,
+             e.g. the harness's `ready` record, which decides between a failure and an infrastructure error).
+    /tmp/harness.py  the test harness; loaded (not run) for its _run_as_main, then deleted.
+
+Control channel: requests on fd 0, replies on fd 1, both moved to private fds at start (0 and 1 then
+point at /dev/null, so nothing reaches the channel by accident). A frame is 1 byte kind, 4 bytes
+big-endian length, payload.
+  in:   Q  run: 4-byte header length, JSON header {"files": [[path, size], ...], "argv": [...],
+           "stdin": size, "limits": {"wall_ms", "memory", "nproc", "fsize"}}, then the files' bytes and
+           the stdin bytes in that order.
+        K  (empty) stop the running program: it wrote more than the server keeps. Ignored between runs
+           (it may cross the end of its run).
+  out:  R  ready {"pid", "python"}, once, after the imports
+        S  started {"pid"}: the child exists; candidate code may run from now on
+        X  end {"exit", "signal", "timed_out", "wall_ms", "clean", "problem", "marker"}, after the clean-up
+Each Q is answered by S then X. Before X, once every process of the run is gone, 32 random bytes (hex in
+"marker") are written to OUT_FD and ERR_FD: the server has all of a run's output when each stream ends
+with them, and no program can forge them (they are drawn after it died). With "clean": false the
+sandbox could not be made clean again ("problem" says why); this process exits after X and the server
+starts a new sandbox.
+
+What makes each execution see what a fresh sandbox would:
+- Processes: this process is pid 2 and the child subreaper; bwrap is pid 1, the namespace's init. When the
+  child ends or is killed, kill(-1, SIGKILL) (which in a pid namespace reaches every process but this one
+  and init) is repeated and every orphan reaped until this process has no child left.
+- Files: /tmp (the scratch, cwd, HOME, and sys.path[0]) and /dev/shm are emptied, permissions restored
+  first so a chmod 000 directory cannot keep its contents; SysV IPC objects are removed; POSIX message
+  queues cannot be created at all (RLIMIT_MSGQUEUE 0), since they cannot be listed to remove.
+- This process is non-dumpable (prctl PR_SET_DUMPABLE 0): a child of the same uid can neither ptrace it
+  nor open its memory or fds through /proc. A child can still kill or stop it; the Node side never trusts
+  this process for the wall limit: it kills the whole sandbox at the deadline and starts a new one.
+- The child: a new session, a fresh stdin pipe and the output pipes as stdout and stderr, every other fd
+  closed (the control channel first), cwd
+  /tmp, the request's limits as hard rlimits (as `prlimit` sets them for a fresh sandbox; RLIMIT_NPROC
+  one higher, as this process counts against it), dumpable again (as a fresh process), and the state a
+  fresh `python3 -s` has, except that the modules imported here are already in sys.modules (random
+  reseeds itself after fork; the hash seed is fixed by the environment anyway).
+"""
+
+import sys
+
+
+def _serve():
+    import ctypes
+    import json
+    import os
+    import resource
+    import select
+    import signal
+    import time
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def fatal(message):
+        os.write(2, ("forkserver: " + message + "\n").encode())
+        os._exit(3)
+
+    try:
+        with open("/proc/1/comm", "rb") as f:
+            init = f.read().strip()
+    except OSError:
+        init = b""
+    # kill(-1) below must only ever reach a sandbox's processes: refuse to run anywhere else.
+    if os.getpid() != 2 or init != b"bwrap":
+        fatal("refusing to run outside a bwrap sandbox (must be pid 2 under bwrap)")
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        fatal("prctl(PR_SET_DUMPABLE, 0) failed")
+    if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+        fatal("prctl(PR_SET_CHILD_SUBREAPER, 1) failed")
+
+    harness = {"__name__": "minedit_harness", "__builtins__": __builtins__}
+    with open("/tmp/harness.py", encoding="utf-8") as f:
+        exec(compile(f.read(), "harness.py", "exec"), harness)
+    os.remove("/tmp/harness.py")
+    run_as_main = harness["_run_as_main"]
+    data_out = int(sys.argv[2])
+    data_err = int(sys.argv[3])
+    for name in sys.argv[1].split(","):
+        if name:
+            __import__(name)
+    # Everything imported so far is shared by every run: keep the collector away from it, so a run's
+    # collections (the program's own, or gc.collect()) do not walk the preloaded modules, and the forked
+    # pages stay shared (the prefork idiom gc.freeze() exists for).
+    import gc
+
+    gc.freeze()
+
+    # Orphans of a run are reparented here: reap them as they die (SIGCHLD wakes the poll loop), as the
+    # init of a fresh sandbox would, so a killed leftover does not linger as a zombie in /proc.
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)
+    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+
+    ctl_in = os.dup(0)
+    ctl_out = os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    monotonic = time.monotonic
+
+    def send(kind, payload):
+        view = memoryview(kind + len(payload).to_bytes(4, "big") + payload)
+        while view:
+            view = view[os.write(ctl_out, view) :]
+
+    def send_json(kind, value):
+        send(kind, json.dumps(value).encode())
+
+    def read_exact(size):
+        parts = []
+        while size:
+            chunk = os.read(ctl_in, min(size, 1 << 20))
+            if not chunk:
+                os._exit(0)  # the server closed the channel: this sandbox is done
+            parts.append(chunk)
+            size -= len(chunk)
+        return b"".join(parts)
+
+    def kill_all():
+        """Kill every process but init and this one and reap them all; False if some survive 5 s."""
+        give_up = monotonic() + 5
+        while True:
+            try:
+                os.kill(-1, 9)
+            except OSError:
+                pass
+            while True:
+                try:
+                    pid, _ = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    return True
+                if pid == 0:
+                    break
+            if monotonic() > give_up:
+                return False
+            time.sleep(0.0005)
+
+    def drain(fd):
+        try:
+            while os.read(fd, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def reap_orphans(pid):
+        """Reap every child that has ended; the wait status of `pid` if it was among them, else None."""
+        found = None
+        while True:
+            try:
+                ended, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return found
+            if ended == 0:
+                return found
+            if ended == pid:
+                found = status
+
+    # The scratch directories' own modes, restored if a program changed them (it owns them).
+    scratch_modes = {top: os.stat(top).st_mode & 0o7777 for top in ("/tmp", "/dev/shm")}
+
+    def empty_directory(top):
+        """Remove everything under `top`. Directories get their permissions back first (a program may
+        have made one unreadable to keep its contents); depth-first with an explicit stack, so a deep tree
+        cannot exhaust the recursion limit. Whatever still fails makes the sandbox unclean (replaced)."""
+        if os.stat(top).st_mode & 0o7777 != scratch_modes[top]:
+            os.chmod(top, scratch_modes[top])
+        stack = [(top + "/" + name, False) for name in os.listdir(top)]
+        while stack:
+            path, emptied = stack.pop()
+            if emptied:
+                os.rmdir(path)
+            elif os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+                stack.append((path, True))
+                stack.extend((path + "/" + name, False) for name in os.listdir(path))
+            else:
+                os.unlink(path)
+        return not os.listdir(top)
+
+    IPC_RMID = 0
+    ipc_removers = (
+        ("/proc/sysvipc/shm", lambda ident: libc.shmctl(ident, IPC_RMID, None)),
+        ("/proc/sysvipc/sem", lambda ident: libc.semctl(ident, 0, IPC_RMID)),
+        ("/proc/sysvipc/msg", lambda ident: libc.msgctl(ident, IPC_RMID, None)),
+    )
+
+    def remove_ipc():
+        left = 0
+        for table, remove in ipc_removers:
+            try:
+                with open(table) as f:
+                    rows = f.read().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                remove(int(row.split()[1]))
+            with open(table) as f:
+                left += len(f.read().splitlines()) - 1
+        return left == 0
+
+    def clean_up():
+        """Return the sandbox to its state before the run; why not, or "" when it is clean."""
+        if not kill_all():
+            return "processes survived SIGKILL for 5 s"
+        try:
+            for top in ("/tmp", "/dev/shm"):
+                if not empty_directory(top):
+                    return top + " could not be emptied"
+            if not remove_ipc():
+                return "SysV IPC objects could not be removed"
+            os.chdir("/tmp")
+        except Exception as e:  # anything: the report must still go out, and the sandbox is replaced
+            return "clean-up failed: " + repr(e)
+        return ""
+
+    def write_files(files):
+        for path, data in files:
+            parts = path.split("/")
+            # The server checks paths too; a path that could leave the scratch is refused here as well.
+            if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+                raise ValueError("bad file path " + repr(path))
+            if len(parts) > 1:
+                os.makedirs("/tmp/" + "/".join(parts[:-1]), exist_ok=True)
+            with open("/tmp/" + path, "wb") as f:
+                f.write(data)
+
+    def run_one(header, files, stdin):
+        started = monotonic()
+        deadline = started + header["limits"]["wall_ms"] / 1000.0
+        write_files(files)
+        in_r, in_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            _become_child(header, in_r, data_out, data_err, run_as_main, libc)
+        os.close(in_r)
+        send_json(b"S", {"pid": pid})
+        os.set_blocking(in_w, False)
+        poller = select.poll()
+        poller.register(wake_r, select.POLLIN)
+        poller.register(ctl_in, select.POLLIN)
+        pending = stdin
+        if pending:
+            poller.register(in_w, select.POLLOUT)
+        else:
+            os.close(in_w)
+            in_w = -1
+        timed_out = stopped = False
+        status = None
+        while status is None:
+            remaining = deadline - monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for fd, _event in poller.poll(max(1, int(remaining * 1000.0 + 0.999))):
+                if fd == in_w:
+                    try:
+                        pending = pending[os.write(in_w, pending[:65536]) :]
+                    except OSError:  # the program closed its stdin: the rest is its business
+                        pending = b""
+                    if not pending:
+                        poller.unregister(in_w)
+                        os.close(in_w)
+                        in_w = -1
+                elif fd == wake_r:
+                    drain(wake_r)
+                    status = reap_orphans(pid)
+                elif fd == ctl_in:
+                    # The server asks to stop the program (it wrote more than the output limit).
+                    if read_exact(1) != b"K" or read_exact(4) != bytes(4):
+                        fatal("unexpected frame during a run")
+                    poller.unregister(ctl_in)
+                    stopped = True
+            if stopped:
+                break
+        if status is None:
+            status = reap_orphans(pid)
+        # The program has ended (or must): what it left running ends too, as when a sandbox run ends.
+        if status is None:
+            os.kill(pid, 9)
+            _, status = os.waitpid(pid, 0)
+        if in_w >= 0:
+            os.close(in_w)
+        wall_ms = (monotonic() - started) * 1000.0
+        exit_code = signal = None
+        if os.WIFSIGNALED(status):
+            signal = os.WTERMSIG(status)
+        else:
+            exit_code = os.WEXITSTATUS(status)
+        if timed_out or stopped:
+            exit_code, signal = None, 9
+        problem = clean_up()
+        # Every writer of the output pipes is dead: a marker no program could know ends each stream.
+        marker = os.urandom(32)
+        for fd in (data_out, data_err):
+            view = memoryview(marker)
+            while view:
+                view = view[os.write(fd, view) :]
+        send_json(
+            b"X",
+            {
+                "exit": exit_code,
+                "signal": signal,
+                "timed_out": timed_out,
+                "wall_ms": wall_ms,
+                "clean": problem == "",
+                "problem": problem,
+                "marker": marker.hex(),
+            },
+        )
+        return problem == ""
+
+    os.chdir("/tmp")
+    send_json(b"R", {"pid": os.getpid(), "python": sys.version.split()[0]})
+    while True:
+        kind = read_exact(1)
+        payload = read_exact(int.from_bytes(read_exact(4), "big"))
+        if kind == b"K":
+            continue  # a stop request that crossed the end of its run
+        if kind != b"Q":
+            fatal("unknown request kind " + repr(kind))
+        header_size = int.from_bytes(payload[:4], "big")
+        header = json.loads(payload[4 : 4 + header_size])
+        position = 4 + header_size
+        files = []
+        for path, size in header["files"]:
+            files.append((path, payload[position : position + size]))
+            position += size
+        stdin = payload[position : position + header["stdin"]]
+        del payload
+        if not run_one(header, files, stdin):
+            os._exit(0)
+
+
+def _become_child(header, in_r, out_w, err_w, run_as_main, libc):
+    """In the forked child: take the request's stdio, limits and a session of its own, then run its argv as
+    `python3 -s` would. Never returns; exit status 125 when the set-up itself fails (before candidate code:
+    the harness then never reports `ready`, which the runner scores as an infrastructure error)."""
+    import os
+    import resource
+
+    try:
+        import signal
+
+        # As a fresh process: default SIGCHLD, no wakeup fd (the fork server's own reaping).
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        os.dup2(in_r, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        # Every other fd goes, the control channel first among them.
+        os.closerange(3, 1 << 20)
+        os.chdir("/tmp")
+        limits = header["limits"]
+        for which, value in (
+            (resource.RLIMIT_AS, limits["memory"]),
+            (resource.RLIMIT_NPROC, limits["nproc"] + 1),
+            (resource.RLIMIT_FSIZE, limits["fsize"]),
+            (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_MSGQUEUE, 0),
+        ):
+            # Under the host's hard limit, which an unprivileged process cannot raise.
+            hard = resource.getrlimit(which)[1]
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+        if libc.prctl(4, 1, 0, 0, 0) != 0:  # PR_SET_DUMPABLE, as a freshly started process
+            raise OSError("prctl(PR_SET_DUMPABLE, 1) failed")
+        argv = header["argv"]
+        if argv[2] == "-c":
+            source, filename, main_argv, main_file = argv[3], "<string>", ["-c"] + argv[4:], None
+            sys.path[0] = ""
+        else:
+            with open(argv[2], "rb") as f:
+                source = f.read()
+            filename = main_file = "/tmp/" + argv[2]
+            main_argv = argv[2:]
+            sys.path[0] = os.path.dirname(filename)
+    except BaseException:
+        os._exit(125)
+    run_as_main(source, filename, main_argv, main_file)
+
+
+_serve()
