@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Build and verify minedit's own seed problems and demo repair tasks.
+"""Build and verify minedit's own seed problems.
 
 Reads the readable sources under datasets/seed/src/NNN_slug/ and writes
 
   datasets/seed/problems.jsonl     one row per problem
-  datasets/seed/demo-tasks.jsonl   one hand-corrupted repair task per problem that has corruption.json
 
-but only after every problem and task has been verified by running it; any failure is printed and the
-script exits with status 1 without writing anything.
+but only after every problem has been verified by running it; any failure is printed and the script exits
+with status 1 without writing anything. The repair tasks made from these problems (datasets/tasks/*.jsonl
+and the demo set datasets/seed/demo-tasks.jsonl, whose problems datasets/seed/demo-problems.txt lists) are
+built by the corruption engine: scripts/build-task-sets.sh, i.e. `minedit tasks build`.
 
 Source layout of one problem directory (NNN = three digits, slug = lower-case words joined by "_"):
 
@@ -22,11 +23,6 @@ Source layout of one problem directory (NNN = three digits, slug = lower-case wo
   cases.json         style "stdio": {"cases": [{"input": str, "output": str}, ...]} (4-8 cases); the solution
                      is a program run with each input on stdin. Outputs are compared after trimming trailing
                      whitespace on every line and dropping trailing empty lines. entry_point is "main".
-  corruption.json    optional: a hand-made corruption of solution.py, which makes a demo task:
-                     [{"family", "line", "original", "corrupted"}, ...] (1-2 entries); `line` is the 1-based
-                     line of solution.py where `original` (an exact source fragment, possibly spanning
-                     lines) starts, and replacing each `original` with `corrupted` gives the corrupted
-                     program (the gold patch is the reverse, known by construction).
 
 Verification runs each problem's programs in one `python3 -I` subprocess (in a scratch directory, with a
 subprocess timeout), each program in a fresh module namespace with a 10 s SIGALRM deadline; stdio programs
@@ -34,9 +30,7 @@ run once per case with the case on sys.stdin and __name__ == "__main__". It chec
   - the reference solution passes all of its tests;
   - the tests assert something: unittest/assert suites must fail when the entry point is replaced by a
     function returning None (for unittest, every test method must fail), and stdio cases must not all be
-    satisfied by a program that prints nothing or by one that echoes its input;
-  - each corrupted program parses, differs from the gold program, uses only the in-domain corruption
-    families of SPEC §3, and FAILS its tests.
+    satisfied by a program that prints nothing or by one that echoes its input.
 
 Usage: python3 scripts/build-seed-dataset.py [--check] [--jobs N]
   --check   verify and compare with the JSONL files on disk instead of writing them (exit 1 if stale)
@@ -54,37 +48,17 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC_DIR = ROOT / "datasets" / "seed" / "src"
 PROBLEMS_OUT = ROOT / "datasets" / "seed" / "problems.jsonl"
-DEMO_OUT = ROOT / "datasets" / "seed" / "demo-tasks.jsonl"
 SOURCE_TAG = "minedit-seed"
-
-# SPEC §3: the in-domain corruption families (the only ones allowed in demo tasks).
-FAMILIES = {
-    "comparison",
-    "range_bounds",
-    "sort_order",
-    "accumulator_init",
-    "arithmetic",
-    "edge_case_guard",
-    "list_index",
-    "call_substitution",
-    "copy_removal",
-    "boolean_constant",
-    "numeric_constant",
-    "slice_bounds",
-    "conditional_inversion",
-    "range_step",
-}
 
 # What the shipped data set promises (checked, so losing a problem directory fails loudly).
 MIN_PROBLEMS = 60
 MIN_PER_STYLE = {"unittest": 40, "assert": 10, "stdio": 10}
-DEMO_PER_STYLE = 8
 SOLUTION_LINES = (8, 60)
 TEST_COUNT = (4, 8)
 JOB_TIMEOUT_S = 10  # per program run (SPEC §2.6 default wall limit)
@@ -227,8 +201,6 @@ class Problem:
     solution: str
     style: str
     tests: dict
-    corrupted: str | None = None
-    corruptions: list = field(default_factory=list)
 
 
 class Report:
@@ -373,66 +345,7 @@ def load_problem(directory: Path, report: Report) -> Problem | None:
                 report.fail(where, "check(candidate) contains no assert statement")
         problem.tests = {"style": style, "code": code}
 
-    corruption_path = directory / "corruption.json"
-    if corruption_path.is_file():
-        problem.corruptions = read_json(corruption_path)
-        check_corruptions(problem, report)
     return problem
-
-
-def line_offsets(text: str) -> list[int]:
-    offsets = [0]
-    for line in text.splitlines(keepends=True):
-        offsets.append(offsets[-1] + len(line))
-    return offsets
-
-
-def check_corruptions(problem: Problem, report: Report) -> None:
-    """Applies corruption.json to solution.py, which gives the corrupted program (in-domain families only)."""
-    where = problem.directory.name
-    corruptions = problem.corruptions
-    if not isinstance(corruptions, list) or not 1 <= len(corruptions) <= 2:
-        report.fail(where, "corruption.json must list 1-2 corruptions")
-        return
-    gold = problem.solution
-    offsets = line_offsets(gold)
-    edits = []
-    for index, item in enumerate(corruptions):
-        if set(item) != {"family", "line", "original", "corrupted"}:
-            report.fail(where, f"corruption {index} must have family, line, original, corrupted")
-            return
-        if item["family"] not in FAMILIES:
-            report.fail(where, f"corruption {index}: unknown family {item['family']!r}")
-        line = item["line"]
-        if not isinstance(line, int) or not 1 <= line < len(offsets):
-            report.fail(where, f"corruption {index}: line {line!r} is outside solution.py")
-            return
-        original = item["original"]
-        if not original or original == item["corrupted"]:
-            report.fail(where, f"corruption {index}: original must be non-empty and differ from corrupted")
-            return
-        line_start, line_end = offsets[line - 1], offsets[line]
-        matches = re.finditer(re.escape(original), gold)
-        starts = [m.start() for m in matches if line_start <= m.start() < line_end]
-        if len(starts) != 1:
-            found = f"{original!r} occurs {len(starts)} times"
-            report.fail(where, f"corruption {index}: {found} starting on line {line}")
-            return
-        edits.append((starts[0], starts[0] + len(original), item["corrupted"]))
-    edits.sort()
-    if any(a[1] > b[0] for a, b in zip(edits, edits[1:])):
-        report.fail(where, "corruptions overlap")
-        return
-    rebuilt = gold
-    for start, end, replacement in reversed(edits):
-        rebuilt = rebuilt[:start] + replacement + rebuilt[end:]
-    problem.corrupted = rebuilt
-    try:
-        ast.parse(problem.corrupted, "corrupted.py")
-    except SyntaxError as exc:
-        report.fail(where, f"the corrupted program does not parse: {exc}")
-    if ast.dump(ast.parse(gold)) == ast.dump(ast.parse(problem.corrupted, "corrupted.py")):
-        report.fail(where, "the corrupted program has the same AST as solution.py")
 
 
 # ---------------------------------------------------------------------------------------------- execution
@@ -510,17 +423,12 @@ def verify(problem: Problem) -> list[str]:
         for name, produce in (("empty", lambda text: ""), ("echo", lambda text: text)):
             if all(normalize_output(produce(c["input"])) == normalize_output(c["output"]) for c in cases):
                 errors.append(f"the {name} program passes every case: the cases assert nothing")
-        programs = [problem.solution] + ([problem.corrupted] if problem.corrupted is not None else [])
-        results = run_jobs([stdio_job(problem, program) for program in programs])
+        results = run_jobs([stdio_job(problem, problem.solution)])
         gold_failures = stdio_failures(problem, results[0])
         if gold_failures:
             errors.append("reference solution fails: " + "; ".join(gold_failures))
-        if problem.corrupted is not None and not stdio_failures(problem, results[1]):
-            errors.append("corrupted program passes every case")
     else:
         jobs = [suite_job(problem, problem.solution, False), suite_job(problem, problem.solution, True)]
-        if problem.corrupted is not None:
-            jobs.append(suite_job(problem, problem.corrupted, False))
         results = run_jobs(jobs)
         if not results[0]["ok"]:
             errors.append(f"reference solution fails its tests: {suite_failure(results[0])}")
@@ -530,8 +438,6 @@ def verify(problem: Problem) -> list[str]:
             passing = [name for name, outcome in results[1].get("outcomes", {}).items() if outcome == "pass"]
             if passing:
                 errors.append(f"test methods pass when the entry point returns None: {passing}")
-        if problem.corrupted is not None and results[2]["ok"]:
-            errors.append("corrupted program passes its tests")
     return [f"{problem.directory.name}: {message}" for message in errors]
 
 
@@ -545,21 +451,6 @@ def problem_row(problem: Problem) -> dict:
         "entry_point": problem.entry_point,
         "solution": problem.solution,
         "tests": problem.tests,
-        "source": SOURCE_TAG,
-    }
-
-
-def task_row(problem: Problem) -> dict:
-    return {
-        "task_id": f"{problem.problem_id}/c1",
-        "problem_id": problem.problem_id,
-        "statement": problem.statement,
-        "entry_point": problem.entry_point,
-        "gold": problem.solution,
-        "corrupted": problem.corrupted,
-        "tests": problem.tests,
-        "corruptions": problem.corruptions,
-        "split": "demo",
         "source": SOURCE_TAG,
     }
 
@@ -588,14 +479,11 @@ def main() -> int:
         problems.append(problem)
 
     by_style = {style: [p for p in problems if p.style == style] for style in MIN_PER_STYLE}
-    demo_by_style = {style: [p for p in by_style[style] if p.corrupted is not None] for style in by_style}
     if len(problems) < MIN_PROBLEMS:
         report.fail("dataset", f"{len(problems)} problems, want at least {MIN_PROBLEMS}")
     for style, minimum in MIN_PER_STYLE.items():
         if len(by_style[style]) < minimum:
             report.fail("dataset", f"{len(by_style[style])} {style} problems, want at least {minimum}")
-        if len(demo_by_style[style]) != DEMO_PER_STYLE:
-            report.fail("dataset", f"{len(demo_by_style[style])} {style} demo tasks, want {DEMO_PER_STYLE}")
 
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         for messages in pool.map(verify, problems):
@@ -608,11 +496,7 @@ def main() -> int:
             print(f"  - {message}", file=sys.stderr)
         return 1
 
-    demo = [p for p in problems if p.corrupted is not None]
-    outputs = {
-        PROBLEMS_OUT: to_jsonl([problem_row(p) for p in problems]),
-        DEMO_OUT: to_jsonl([task_row(p) for p in demo]),
-    }
+    outputs = {PROBLEMS_OUT: to_jsonl([problem_row(p) for p in problems])}
     if options.check:
         stale = [
             str(path.relative_to(ROOT))
@@ -629,11 +513,10 @@ def main() -> int:
             tmp.write_text(text, encoding="utf-8")
             tmp.replace(path)
 
-    counts = ", ".join(f"{s} {len(by_style[s])} ({len(demo_by_style[s])} demo)" for s in by_style)
+    counts = ", ".join(f"{s} {len(by_style[s])}" for s in by_style)
     verb = "verified" if options.check else "wrote"
     print(
-        f"build-seed-dataset: {verb} {len(problems)} problems [{counts}] and {len(demo)} demo tasks "
-        f"in {elapsed:.1f} s"
+        f"build-seed-dataset: {verb} {len(problems)} problems [{counts}] in {elapsed:.1f} s"
     )
     return 0
 

@@ -1,0 +1,442 @@
+/**
+ * `minedit tasks build` and `minedit tasks stats`: the repair-task factory (SPEC §3) and the composition
+ * report of a task set (the over-editing paper's Tables 7–10). Parse the flags → build (src/tasks/build.ts)
+ * or read (src/tasks/task-set.ts) → print the report → exit code.
+ */
+import { createReadStream } from "node:fs";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import { parseConfig } from "../config.js";
+import { parseCorruptionCount, parseFamilySpec } from "../core/corruption/registry.js";
+import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { isImportFormat } from "../importers/import-file.js";
+import { IMPORT_FORMATS, type ImportFormat } from "../importers/types.js";
+import { createConfiguredSandbox } from "../sandbox/create.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import { executionLimits } from "../server/engine.js";
+import { type BuildOptions, type BuildSummary, buildTasks } from "../tasks/build.js";
+import { formatJson, jsonReportPath, reportTaskFile, taskSetPaths } from "../tasks/task-set.js";
+import type { CliIo } from "./main.js";
+import { Progress } from "./progress.js";
+import { EXIT } from "./score.js";
+
+/** Exit code of a build stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+const EXIT_INTERRUPTED = 130;
+
+const EXIT_CODES = `Exit codes:
+  ${EXIT.ok}  done
+  ${EXIT.badRows}  some input rows were bad and reported on stderr; all the others were processed
+  ${EXIT.usage}  usage error (bad flag or value, unreadable file, sandbox not available)
+  ${EXIT.internal}  internal error`;
+
+export function tasksHelp(): string {
+  return `Usage: minedit tasks <build|stats> [options]
+
+Repair tasks by corruption (SPEC §3): a correct program is corrupted at known places, and the task is
+kept only if the gold program passes its tests and the corrupted one fails them.
+
+  minedit tasks build --source FILE --out FILE [options]   build a task set from a problem source
+  minedit tasks stats FILE [--json]                        the composition report of a task file
+
+\`minedit tasks build --help\` and \`minedit tasks stats --help\` describe each.
+`;
+}
+
+export function tasksBuildHelp(): string {
+  const d = parseConfig({});
+  return `Usage: minedit tasks build --source FILE --out FILE [options]
+
+For each problem of the source: the corruption engine draws up to --candidates distinct corrupted
+programs (each with k corruptions, k uniform in --corruptions, seeded by --seed and the problem id); the
+gold program and then the candidates run against the problem's tests in the bubblewrap sandbox, and a
+candidate becomes a task when the gold program passes and the candidate fails, until --variants tasks.
+Already-corrupted sources (format "corrupted") are not corrupted again: their task is only verified.
+
+Tasks are appended to --out in source order, each problem's rows in one write, with one line per problem
+in the build log beside it (OUT.build.log: tasks written, candidates rejected and why, the options).
+Re-running with the same --out resumes: problems already in it are skipped, and an interrupted last
+problem (a torn last line) is dropped and built again; the result is the file an uninterrupted run
+writes. A split is built with one set of options (families, corruptions, variants, candidates, seed):
+resuming it with others is refused. Delete --out and its .build.log to start over.
+
+The report covers the whole task file (cf. the over-editing paper's Tables 7–10): corruptions per task,
+gold token and line edit distance, normalized gold distance d(G,C), executable lines and tokens per
+function, family counts and shares, bug categories, rejected candidates. It is printed on stdout and
+written to OUT.report.md and OUT.report.json (or --report).
+
+Options:
+  --source FILE        problem source: JSONL, or a JSON array (required)
+  --format NAME        ${IMPORT_FORMATS.join(" | ")}
+                       (default: detected from the first row's fields)
+  --out FILE           task file to write or resume (JSONL; required)
+  --families SPEC      in-domain | ood | all | a comma-separated list of family names and groups
+                       (default: in-domain)
+  --corruptions N|A-B  corruptions per task, e.g. 1-2 (evaluation) or 1-10 (training) (default: 1-2)
+  --variants N         tasks per problem at most, with distinct corrupted programs (default: 1)
+  --candidates N       corrupted candidates tried per problem at most, ≥ --variants (default: 4 × variants)
+  --seed N             integer seed; the same seed, source and options give the same file (default: 0)
+  --split NAME         split written in every row and in the task ids (default: test)
+  --only FILE          build only the problems listed in FILE (one id per line, # comments; the id as in
+                       the task rows, e.g. minedit/seed/001-merge-bookings, or without the format prefix)
+  --report FILE.md     write the report here (and FILE.json) instead of beside --out
+  --concurrency N      problems built at once, i.e. sandboxed runs at once (default: available
+                       parallelism, ${availableParallelism()} here)
+  --wall-time-ms N     wall-clock limit of one test run (default: ${d.sandbox.wallTimeMs}); a candidate that runs
+                       longer fails (TIMEOUT) and is kept as a task
+  -h, --help           this help
+
+Task rows (one JSON object per line; the server's task store reads them as they are):
+  {"task_id": "<problem_id>/<split>/v<n>", "problem_id", "statement", "entry_point", "gold", "corrupted",
+   "tests": {"style": "unittest"|"assert"|"stdio", ...}, "corruptions": [{"family", "line", "column",
+   "start", "end", "original", "corrupted"}, ...], "split", "source": the format, "domain":
+   "in-domain"|"ood"|"mixed"|"unknown"}
+  line is 1-based, column 0-based; start/end are offsets into gold, where original was replaced by
+  corrupted (the gold patch undoes them). Rows of already-corrupted sources name the families only.
+
+Examples:
+  minedit tasks build --source datasets/seed/problems.jsonl --families in-domain --corruptions 1-2 \\
+    --variants 2 --split test --out datasets/tasks/in-domain.jsonl
+  minedit tasks build --source datasets/seed/problems.jsonl --families ood --corruptions 1-2 \\
+    --variants 2 --split ood --out datasets/tasks/ood.jsonl
+  minedit tasks build --source humaneval.jsonl --format humaneval --families comparison_operators,range_bounds \\
+    --corruptions 1-10 --variants 4 --seed 7 --split train --out train.jsonl --report reports/train.md
+
+${EXIT_CODES}
+  ${EXIT_INTERRUPTED}  interrupted (Ctrl-C); re-run the same command to resume
+`;
+}
+
+export function tasksStatsHelp(): string {
+  return `Usage: minedit tasks stats FILE [--json] [--log FILE]
+
+Prints the composition report of a task file (any JSONL task file; rows need task_id, gold and
+corrupted; problem_id, split and corruptions are read when present): tasks and problems per split,
+corruptions per task, gold token edit distance, normalized gold distance d(G,C) and gold line edit
+distance (mean, median, quartiles, P95, min, max), executable lines and tokens per function of the gold
+programs, corruption families (applications, share, tasks containing them), bug categories, and the
+rejected candidates recorded in the build log beside the file (FILE minus .jsonl, plus .build.log).
+
+Options:
+  --json         print the report as JSON instead of Markdown
+  --log FILE     the build log to read rejections from (default: beside FILE)
+  -h, --help     this help
+
+Example:
+  minedit tasks stats datasets/tasks/in-domain.jsonl
+
+${EXIT_CODES}
+`;
+}
+
+function usage(message: string): MineditError {
+  return new MineditError(ErrorCode.InvalidArgument, message);
+}
+
+function failure(io: CliIo, command: string, error: unknown): number {
+  if (isMineditError(error) && error.code !== ErrorCode.Internal) {
+    io.stderr.write(
+      `minedit tasks ${command}: ${error.rawMessage}\nRun \`minedit tasks ${command} --help\` for usage.\n`,
+    );
+    return EXIT.usage;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.stderr.write(`minedit tasks ${command}: internal error: ${message}\n`);
+  return EXIT.internal;
+}
+
+/** `minedit tasks ...`: dispatches to the subcommand. */
+export async function runTasks(argv: readonly string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "-h" || sub === "--help") {
+    io.stdout.write(tasksHelp());
+    return EXIT.ok;
+  }
+  if (sub === "build") return runBuild(rest, io);
+  if (sub === "stats") return runStats(rest, io);
+  io.stderr.write(
+    `${sub === undefined ? "minedit tasks: missing subcommand" : `minedit tasks: unknown subcommand "${sub}"`} (build, stats)\n\n${tasksHelp()}`,
+  );
+  return EXIT.usage;
+}
+
+// ---- build -------------------------------------------------------------------------------------------
+
+const BUILD_OPTIONS = {
+  source: { type: "string" },
+  format: { type: "string" },
+  out: { type: "string" },
+  families: { type: "string" },
+  corruptions: { type: "string" },
+  variants: { type: "string" },
+  candidates: { type: "string" },
+  seed: { type: "string" },
+  split: { type: "string" },
+  only: { type: "string" },
+  report: { type: "string" },
+  concurrency: { type: "string" },
+  "wall-time-ms": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type BuildValues = { [K in keyof typeof BUILD_OPTIONS]?: K extends "help" ? boolean : string };
+
+function integerFlag(flag: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined) return fallback;
+  if (!/^[+-]?\d+$/.test(text.trim()))
+    throw usage(`--${flag}: expected an integer, got ${JSON.stringify(text)}`);
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw usage(`--${flag}: expected an integer ≥ ${min}, got ${text}`);
+  return value;
+}
+
+/** Problem ids of an `--only` file: one per line, blank lines and `#` comments ignored. */
+async function readIdList(path: string): Promise<Set<string>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw usage(`--only: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const ids = text
+    .split("\n")
+    .map((line) => line.replace(/#.*/, "").trim())
+    .filter((line) => line !== "");
+  if (ids.length === 0) throw usage(`--only ${path}: no problem ids in the file`);
+  return new Set(ids);
+}
+
+type BuildPlan = Omit<BuildOptions, "sandbox" | "limits"> & {
+  report: { markdown: string; json: string };
+  limits: BuildOptions["limits"];
+  sandboxConfig: ReturnType<typeof parseConfig>["sandbox"];
+};
+
+async function planBuild(values: BuildValues, positionals: string[]): Promise<BuildPlan> {
+  if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.source === undefined) throw usage("missing --source FILE (the problem source)");
+  if (values.out === undefined) throw usage("missing --out FILE (the task file to write)");
+  let format: ImportFormat | undefined;
+  if (values.format !== undefined) {
+    if (!isImportFormat(values.format)) {
+      throw usage(`--format: unknown format "${values.format}" (formats: ${IMPORT_FORMATS.join(", ")})`);
+    }
+    format = values.format;
+  }
+  try {
+    const info = await stat(values.source);
+    if (!info.isFile()) throw usage(`--source: ${values.source} is not a file`);
+  } catch (error) {
+    if (isMineditError(error)) throw error;
+    throw usage(`--source: cannot read ${values.source}: no such file`);
+  }
+  let families: BuildOptions["families"];
+  let corruptions: BuildOptions["corruptions"];
+  try {
+    families = parseFamilySpec(values.families ?? "in-domain");
+  } catch (error) {
+    throw usage(`--families: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    corruptions = parseCorruptionCount(values.corruptions ?? "1-2");
+  } catch (error) {
+    throw usage(`--corruptions: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const variants = integerFlag("variants", values.variants, 1, 1);
+  const candidates = integerFlag("candidates", values.candidates, 4 * variants, 1);
+  if (candidates < variants)
+    throw usage(`--candidates (${candidates}) must be at least --variants (${variants})`);
+  const seed = integerFlag("seed", values.seed, 0, Number.MIN_SAFE_INTEGER);
+  const split = values.split ?? "test";
+  if (!/^[A-Za-z0-9._-]+$/.test(split)) {
+    throw usage(
+      `--split: expected letters, digits, ".", "_" or "-" (it is part of the task ids), got "${split}"`,
+    );
+  }
+  const sandboxFields: Record<string, unknown> = {};
+  if (values.concurrency !== undefined) {
+    sandboxFields.executionConcurrency = integerFlag("concurrency", values.concurrency, 1, 1);
+  }
+  if (values["wall-time-ms"] !== undefined) {
+    sandboxFields.wallTimeMs = integerFlag("wall-time-ms", values["wall-time-ms"], 1, 1);
+  }
+  const config = parseConfig({ sandbox: sandboxFields });
+  const only = values.only === undefined ? undefined : await readIdList(values.only);
+  const paths = taskSetPaths(values.out);
+  const report =
+    values.report === undefined
+      ? { markdown: paths.reportMarkdown, json: paths.reportJson }
+      : { markdown: values.report, json: jsonReportPath(values.report) };
+  return {
+    source: values.source,
+    ...(format === undefined ? {} : { format }),
+    families,
+    corruptions,
+    variants,
+    candidates,
+    seed,
+    split,
+    out: values.out,
+    ...(only === undefined ? {} : { only }),
+    concurrency: config.sandbox.executionConcurrency,
+    limits: executionLimits(config),
+    sandboxConfig: config.sandbox,
+    report,
+  };
+}
+
+/** Physical lines of the source (for the progress bar: problems are reported by the line reached). */
+async function countLines(path: string): Promise<number> {
+  let lines = 0;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) lines += 1;
+    if (chunk.length > 0) last = chunk[chunk.length - 1] as number;
+  }
+  return last === 0x0a ? lines : lines + 1;
+}
+
+function rejectedText(summary: BuildSummary): string {
+  const parts = Object.entries(summary.rejected)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${n} ${reason}`);
+  return parts.length === 0 ? "none rejected" : `rejected: ${parts.join(", ")}`;
+}
+
+async function runBuild(argv: readonly string[], io: CliIo): Promise<number> {
+  let values: BuildValues;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: BUILD_OPTIONS,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    return failure(io, "build", usage(error instanceof Error ? error.message : String(error)));
+  }
+  if (values.help === true) {
+    io.stdout.write(tasksBuildHelp());
+    return EXIT.ok;
+  }
+  let plan: BuildPlan;
+  let sandbox: Sandbox;
+  try {
+    plan = await planBuild(values, positionals);
+    try {
+      sandbox = await createConfiguredSandbox(plan.sandboxConfig, (message) =>
+        io.stderr.write(`minedit tasks build: ${message}\n`),
+      );
+    } catch (error) {
+      if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
+        throw usage(
+          `cannot run the tests: ${error.rawMessage}\nThe tests run in a bubblewrap sandbox: install ` +
+            "bubblewrap (Debian: apt-get install -y bubblewrap).",
+        );
+      }
+      throw error;
+    }
+  } catch (error) {
+    return failure(io, "build", error);
+  }
+
+  const started = performance.now();
+  const progress = new Progress({
+    stream: io.stderr,
+    label: "minedit tasks build",
+    unit: "problems",
+    totalBytes: await countLines(plan.source).catch(() => 0),
+  });
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once("SIGINT", onSigint);
+  let summary: BuildSummary;
+  try {
+    summary = await buildTasks({
+      ...plan,
+      sandbox,
+      signal: abort.signal,
+      onBadRow: (line, reason) => progress.log(`${plan.source}:${line}: ${reason}`),
+      onProgress: (done, line) => progress.update(done, line),
+    });
+  } catch (error) {
+    progress.clear();
+    return failure(io, "build", error);
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+    await sandbox.close();
+  }
+  progress.clear();
+  if (summary.droppedRows > 0) {
+    io.stderr.write(
+      `minedit tasks build: dropped ${summary.droppedRows} row(s) of an interrupted problem at the end of ${plan.out}; it was built again\n`,
+    );
+  }
+  try {
+    const { report, markdown } = await reportTaskFile(plan.out);
+    await mkdir(dirname(plan.report.markdown), { recursive: true });
+    await writeFile(plan.report.markdown, markdown);
+    await writeFile(plan.report.json, formatJson(report));
+    io.stdout.write(markdown);
+  } catch (error) {
+    return failure(io, "build", error);
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  io.stderr.write(
+    `minedit tasks build: ${summary.processed} problems built, ${summary.tasksWritten} tasks written ` +
+      `(${rejectedText(summary)}); ${summary.skipped} skipped (already in ${plan.out})` +
+      (summary.filteredOut > 0 ? `, ${summary.filteredOut} not in --only` : "") +
+      `, ${summary.badRows} bad source rows, in ${seconds} s; report: ${plan.report.markdown}\n`,
+  );
+  if (summary.interrupted) {
+    io.stderr.write("minedit tasks build: interrupted; re-run the same command to resume\n");
+    return EXIT_INTERRUPTED;
+  }
+  return summary.badRows > 0 ? EXIT.badRows : EXIT.ok;
+}
+
+// ---- stats -------------------------------------------------------------------------------------------
+
+const STATS_OPTIONS = {
+  json: { type: "boolean" },
+  log: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+async function runStats(argv: readonly string[], io: CliIo): Promise<number> {
+  let values: { json?: boolean; log?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: STATS_OPTIONS,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    return failure(io, "stats", usage(error instanceof Error ? error.message : String(error)));
+  }
+  if (values.help === true) {
+    io.stdout.write(tasksStatsHelp());
+    return EXIT.ok;
+  }
+  try {
+    if (positionals.length !== 1) {
+      throw usage(positionals.length === 0 ? "missing FILE (a task file)" : "expected one FILE");
+    }
+    const file = positionals[0] as string;
+    try {
+      if (!(await stat(file)).isFile()) throw usage(`${file} is not a file`);
+    } catch (error) {
+      if (isMineditError(error)) throw error;
+      throw usage(`cannot read ${file}: no such file`);
+    }
+    const { report, markdown, bad } = await reportTaskFile(file, values.log);
+    for (const message of bad) io.stderr.write(`${message}\n`);
+    io.stdout.write(values.json === true ? formatJson(report) : markdown);
+    return bad.length > 0 ? EXIT.badRows : EXIT.ok;
+  } catch (error) {
+    return failure(io, "stats", error);
+  }
+}
