@@ -1,0 +1,701 @@
+/**
+ * `minedit export`: training sets from repair tasks (SPEC §4), in the files TRL, LlamaFactory, verl and
+ * OpenRLHF read. Parse the flags → open the inputs and the output → run the export (src/export/) →
+ * commit the files atomically → summary and exit code.
+ *
+ * Decisions the issue leaves open, and why:
+ * - rSFT and DPO rank passing candidates by d(M, G), the distance to the reference repair, as the paper's
+ *   §4.1 says (see src/export/selection.ts); the excess e(M) breaks ties and is exported with the rows.
+ * - Candidates beyond `--per-task` for a task are not scored (counted as skipped): N is the sampling
+ *   budget of the recipe, and a file with more samples should not silently change it.
+ * - Bad input rows are reported and skipped, and make the exit code 1 (as in `minedit score`); tasks that
+ *   yield no rSFT row or no DPO pair are data, not errors: they are counted in the summary.
+ * - Sandbox faults (INFRA_ERROR) are neither passing nor failing candidates; the summary warns when
+ *   there were any, since the selection then saw fewer candidates.
+ */
+import { setMaxListeners } from "node:events";
+import { stat } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+import type { Config } from "../config.js";
+import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
+import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES, type FormatName } from "../export/format.js";
+import { HF_FORMAT } from "../export/format-hf.js";
+import { LLAMAFACTORY_FORMAT } from "../export/format-llamafactory.js";
+import { OPENRLHF_FORMAT } from "../export/format-openrlhf.js";
+import { VERL_FORMAT } from "../export/format-verl.js";
+import {
+  LINT_FIXERS,
+  type LintExportSettings,
+  type LintExportSummary,
+  runLintExport,
+} from "../export/lint-export.js";
+import { ExportOutput } from "../export/output.js";
+import { PROMPT_STYLES, type PromptStyle } from "../export/prompt.js";
+import { EXPORT_KINDS, type ExportKind, isLintKind } from "../export/records.js";
+import { type ExportSettings, type ExportSummary, runExport, verdictList } from "../export/run-export.js";
+import { REJECTED_MODES, type RejectedMode } from "../export/selection.js";
+import { jsonlSource, parquetSource, type RowSource } from "../export/sources.js";
+import { parseSplitSpec, type SplitWeight } from "../export/splits.js";
+import { createLintSandbox, Linter } from "../lint/linter.js";
+import { createConfiguredSandbox } from "../sandbox/create.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import { executionLimits } from "../server/engine.js";
+import { MetricsPool } from "../workers/metrics-pool.js";
+import { type CliIo, version } from "./main.js";
+import { Progress } from "./progress.js";
+import { buildConfig, EXIT, type Input, numberFlag, openInput, type Values as ScoreValues } from "./score.js";
+
+export const EXPORT_FORMATS: Readonly<Record<FormatName, ExportFormat>> = {
+  hf: HF_FORMAT,
+  llamafactory: LLAMAFACTORY_FORMAT,
+  verl: VERL_FORMAT,
+  openrlhf: OPENRLHF_FORMAT,
+};
+
+const DEFAULTS = {
+  splits: "train=1",
+  seed: 0,
+  perTask: 8,
+  keep: 3,
+  rejected: "largest-edit",
+  prompt: "generic",
+};
+
+const OPTIONS = {
+  kind: { type: "string" },
+  format: { type: "string" },
+  tasks: { type: "string", multiple: true },
+  candidates: { type: "string" },
+  out: { type: "string", short: "o" },
+  name: { type: "string" },
+  style: { type: "string" },
+  prompt: { type: "string" },
+  splits: { type: "string" },
+  seed: { type: "string" },
+  "include-ood": { type: "boolean" },
+  "per-task": { type: "string" },
+  keep: { type: "string" },
+  rejected: { type: "string" },
+  // Scoring (rsft, dpo): the same flags and meaning as `minedit score`.
+  config: { type: "string" },
+  variant: { type: "string" },
+  "lambda-exec": { type: "string" },
+  "lambda-edit": { type: "string" },
+  "lambda-cc": { type: "string" },
+  "failure-reward": { type: "string" },
+  scope: { type: "string" },
+  "wall-time-ms": { type: "string" },
+  "memory-mb": { type: "string" },
+  concurrency: { type: "string" },
+  threads: { type: "string" },
+  fixer: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof OPTIONS)[K]["type"] extends "boolean"
+      ? boolean
+      : string;
+};
+
+function formatKinds(format: ExportFormat): string {
+  return format.kinds.join(", ");
+}
+
+/** `minedit export --help`. */
+export function exportHelp(): string {
+  const f = EXPORT_FORMATS;
+  return `Usage: minedit export --kind KIND --format FORMAT --tasks TASKS.jsonl --out DIR [options]
+
+Exports training data from repair tasks (a corrupted program C, its tests and the gold repair G), as
+in the over-editing paper (§4.1). Every row's prompt is the paper's repair prompt: its system prompt,
+the task's statement, the corrupted program and the request (--prompt), then "Wrap your response in
+\`\`\`python and \`\`\`". Rows carry task_id and prompt_id (sha256 of the prompt messages).
+
+Kinds:
+  sft    prompt → the gold program (the programmatic minimal repair)
+  rsft   rejection-sampled SFT: N sampled candidates per task (--per-task) are scored like the reward
+         server does (tests in the bubblewrap sandbox); of the passing ones, the k (--keep) closest to the
+         reference repair (smallest d(M, G), the normalized token edit distance; ties: smaller excess
+         e(M) = d(M,C) − d(G,C), then input order) become rows, with their scores
+  dpo    chosen = the smallest-edit passing candidate, rejected = the largest-edit passing one (strictly
+         farther from G) or, with --rejected failing, the first failing one; both sides' reward, d(M, G),
+         excess and verdict are in the row (for DPOP / weighted losses). Tasks without a valid pair are
+         counted in the summary.
+  grpo   prompts only; the task id in the row is all the reward call needs (verl: reward_model.ground_truth
+         and extra_info.task_id; TRL: the task_id column; OpenRLHF: label). Serve the same task file with
+         \`minedit serve --tasks TASKS.jsonl\`.
+  Lint corpora (LintEval §4.4), from lint tasks (\`minedit lint tasks\`) and revisions of them:
+  alq       A+L→A′: the LintEval prompt (the file, its alerts with lines, and the four requirements:
+            preserve functionality, reduce alerts, avoid new alerts, edit minimally) → the refactored file
+  qa        Q→A: problem statement → the original solution (all tasks; with revisions given, only the
+            tasks that have a kept revision, so qa, qa-prime and alq cover the same problems)
+  qa-prime  Q→A′: problem statement → the refactored solution
+  Revisions come from --candidates (a teacher's completions, the rsft shapes) and/or --fixer clang-tidy.
+  A revision is kept only if it passes its tests (sandbox, 10 s and 1 GiB per run) and reduces alerts
+  (Fixed − New > 0, alerts matched on rule id and sanitized message); per task the highest net reduction
+  wins, then the smallest unified diff (added + deleted lines), then the smallest token distance.
+
+Formats (OUT/NAME/SPLIT.jsonl or .parquet, plus OUT/NAME/minedit-export.json, the manifest):
+  hf            TRL / Hugging Face JSONL (${formatKinds(f.hf)}); --style conversational (messages, default)
+                or standard (text). OUT/README.md is a dataset card whose YAML configs make
+                load_dataset("OUT", "NAME") work; every hf export under OUT is one config.
+  llamafactory  LlamaFactory JSONL (${formatKinds(f.llamafactory)}); --style sharegpt (default) or alpaca.
+                Entries "minedit_NAME_SPLIT" are merged into OUT/dataset_info.json (ranking: true for dpo);
+                train with dataset_dir: OUT, dataset: minedit_NAME_train.
+  verl          verl Parquet (${formatKinds(f.verl)}) with nested columns: grpo rows have data_source,
+                prompt (list of {role, content}), ability, reward_model {style, ground_truth = task_id},
+                extra_info {task_id, problem_id, prompt_id, split, index, ...}; sft/rsft rows have
+                messages (system, user, assistant) for verl's multi-turn SFT.
+  openrlhf      OpenRLHF JSONL (${formatKinds(f.openrlhf)}): sft/rsft input/output, dpo prompt/chosen/rejected,
+                grpo input/label (= task_id); --style conversational (for --apply_chat_template, default)
+                or standard.
+
+Inputs:
+  --tasks FILE        task file (JSONL), the format \`minedit serve\` loads: task_id, statement, corrupted,
+                      gold, entry_point, tests, and optionally problem_id, split, source, corruptions.
+                      Repeatable. Tasks whose split is "ood" are left out unless --include-ood.
+  --candidates FILE   rsft/dpo: sampled completions, JSONL or Parquet (.parquet), one of
+                        {"task_id": "t1", "completion": "..."}              one row per completion
+                        {"task_id": "t1", "completions": ["...", "..."]}  one row per task
+                        verl generation output (a "responses" list; task id from extra_info.task_id or
+                        reward_model.ground_truth, as in a grpo verl export)
+                      A completion may also be a list of chat messages (its last assistant message).
+
+Options:
+  --out DIR, -o DIR   output directory (created; files of a previous export with the same NAME are replaced
+                      atomically)
+  --name NAME         export name: directory and config name (default: the kind)
+  --style STYLE       row style of the format (see Formats)
+  --prompt STYLE      ${PROMPT_STYLES.join(" | ")}: the paper's generic request, or with the preservation clause
+                      "but keep as much of the original code as possible" (default: ${DEFAULTS.prompt});
+                      for rsft/dpo, give the prompt the candidates were sampled with
+  --splits SPEC       splits by problem, e.g. train=0.9,test=0.1 (weights sum to 1; default: ${DEFAULTS.splits}).
+                      A problem's split is a hash of (seed, problem_id): all variants of a problem share
+                      it, and it does not depend on the other problems.
+  --seed N            seed of the split assignment (default: ${DEFAULTS.seed})
+  --include-ood       also export tasks whose split is "ood" (held-out corruption families)
+  --per-task N        rsft/dpo: candidates scored per task at most; more are skipped (default: ${DEFAULTS.perTask})
+  --keep K            rsft: passing candidates kept per task (default: ${DEFAULTS.keep})
+  --rejected MODE     dpo: ${REJECTED_MODES.join(" | ")} (default: ${DEFAULTS.rejected})
+  --fixer NAME        alq/qa/qa-prime: also take the rule-based fixer's output as a revision: ${LINT_FIXERS.join(" | ")}
+                      (clang-tidy --fix with minedit's configuration, in the sandbox; C++ tasks only)
+  Scoring (rsft, dpo), as in \`minedit score\`:
+  --variant NAME      ${REWARD_VARIANTS.join(" | ")}; --lambda-exec N, --lambda-edit N, --lambda-cc N,
+                      --failure-reward N, --scope ${DISTANCE_SCOPES.join("|")} (rewards written with the rows)
+  --wall-time-ms N, --memory-mb N   limits of one test run; --concurrency N sandbox runs at once and
+                      --threads N worker threads (default: available parallelism, ${availableParallelism()} here)
+  --config FILE.json  a configuration object (see \`minedit score --help\`); flags override it
+  -h, --help          show this help
+
+Examples:
+  minedit export --kind sft --format hf --tasks tasks.jsonl --splits train=0.9,test=0.1 --out data/hf
+  minedit export --kind grpo --format verl --tasks tasks.jsonl --splits train=0.95,test=0.05 --out data/verl
+  minedit export --kind rsft --format llamafactory --tasks tasks.jsonl --candidates samples.jsonl --out data/lf
+  minedit export --kind dpo --format openrlhf --tasks tasks.jsonl --candidates gen.parquet \\
+    --rejected failing --prompt explicit --out data/openrlhf
+  minedit export --kind alq --format hf --tasks datasets/lint/tasks/cpp.jsonl --fixer clang-tidy \\
+    --candidates teacher.jsonl --splits train=0.9,test=0.1 --out data/lint
+  The README ("Export training data") has the trainer command lines that read each of these.
+
+Exit codes:
+  ${EXIT.ok}  exported; no input row was bad
+  ${EXIT.badRows}  exported; some rows were bad, reported on stderr (FILE:LINE: reason) and skipped
+  ${EXIT.usage}  usage error (bad flag or value, unreadable input, sandbox not available); nothing written
+  ${EXIT.internal}  internal error (a bug, or minedit is not built); nothing written
+`;
+}
+
+function usage(message: string): MineditError {
+  return new MineditError(ErrorCode.InvalidArgument, message);
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw usage(`${flag}: expected ${allowed.join(", ")}; got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function positiveInteger(flag: string, text: string, minimum: number): number {
+  const value = numberFlag(flag, text);
+  if (!Number.isInteger(value) || value < minimum) {
+    throw usage(`${flag}: expected an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+type Setup = {
+  settings: ExportSettings;
+  outDir: string;
+  tasks: RowSource[];
+  candidates: RowSource | undefined;
+  sandbox: Sandbox | null;
+  /** Lint kinds (alq, qa, qa-prime): their settings and analyzers (null when nothing is judged). */
+  lint: { settings: LintExportSettings; linter: Linter | null } | null;
+};
+
+/** A JSONL input; candidates may also be Parquet (verl's generation output), detected by extension. */
+async function openSource(path: string, io: CliIo, what: string, parquet: boolean): Promise<RowSource> {
+  if (parquet && path.endsWith(".parquet")) {
+    try {
+      await stat(path);
+    } catch {
+      throw usage(`${what}: cannot read ${path}: no such file`);
+    }
+    try {
+      return await parquetSource(path);
+    } catch (error) {
+      if (isMineditError(error)) throw usage(`${what}: ${error.rawMessage}`);
+      throw error;
+    }
+  }
+  const input: Input = await openInput(path, io, what);
+  return jsonlSource(input);
+}
+
+/** Validates the flags and opens everything; throws usage errors. Closes what it opened on failure. */
+async function prepare(values: Values, positionals: string[], io: CliIo): Promise<Setup> {
+  if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.kind === undefined) throw usage(`missing --kind (${EXPORT_KINDS.join(", ")})`);
+  if (values.format === undefined) throw usage(`missing --format (${FORMAT_NAMES.join(", ")})`);
+  const kind: ExportKind = oneOf("--kind", values.kind, EXPORT_KINDS);
+  const format = EXPORT_FORMATS[oneOf("--format", values.format, FORMAT_NAMES)];
+  if (!format.kinds.includes(kind)) {
+    throw usage(`--format ${format.name} does not hold ${kind} data (it holds ${formatKinds(format)})`);
+  }
+  const style =
+    values.style === undefined ? (format.styles[0] as string) : oneOf("--style", values.style, format.styles);
+  const lintKind = isLintKind(kind);
+  if (lintKind && values.prompt !== undefined) {
+    throw usage(`--prompt is for repair kinds; ${kind} rows use the LintEval prompts`);
+  }
+  if (!lintKind && values.fixer !== undefined)
+    throw usage("--fixer is only used by --kind alq, qa and qa-prime");
+  const fixer = values.fixer === undefined ? null : oneOf("--fixer", values.fixer, LINT_FIXERS);
+  const prompt: PromptStyle = oneOf("--prompt", values.prompt ?? DEFAULTS.prompt, PROMPT_STYLES);
+  const splitSpec = values.splits ?? DEFAULTS.splits;
+  let splits: SplitWeight[];
+  try {
+    splits = parseSplitSpec(splitSpec);
+  } catch (error) {
+    if (isMineditError(error)) throw usage(`--splits: ${error.rawMessage}`);
+    throw error;
+  }
+  const seed = values.seed === undefined ? DEFAULTS.seed : positiveInteger("--seed", values.seed, 0);
+  const perTask =
+    values["per-task"] === undefined
+      ? DEFAULTS.perTask
+      : positiveInteger("--per-task", values["per-task"], 1);
+  const keep = values.keep === undefined ? DEFAULTS.keep : positiveInteger("--keep", values.keep, 1);
+  const rejected: RejectedMode = oneOf("--rejected", values.rejected ?? DEFAULTS.rejected, REJECTED_MODES);
+  const name = values.name ?? kind;
+  if (!EXPORT_NAME.test(name))
+    throw usage(`--name: use letters, digits, '_', '-' and '.'; got ${JSON.stringify(name)}`);
+  if (values.out === undefined) throw usage("missing --out DIR");
+  const taskFiles = values.tasks ?? [];
+  if (taskFiles.length === 0) throw usage("missing --tasks FILE (a task file, JSONL)");
+  const needsCandidates = kind === "rsft" || kind === "dpo";
+  if (needsCandidates && values.candidates === undefined)
+    throw usage(`--kind ${kind} needs --candidates FILE`);
+  if (!needsCandidates && !lintKind && values.candidates !== undefined) {
+    throw usage(`--candidates is only used by --kind rsft and dpo (and alq, qa, qa-prime), not ${kind}`);
+  }
+  if ((kind === "alq" || kind === "qa-prime") && values.candidates === undefined && fixer === null) {
+    throw usage(
+      `--kind ${kind} needs revisions: --candidates FILE (a teacher's completions) and/or --fixer clang-tidy`,
+    );
+  }
+  const judgesRevisions = lintKind && (values.candidates !== undefined || fixer !== null);
+  const stdinUsers = [...taskFiles, values.candidates].filter((f) => f === "-").length;
+  if (stdinUsers > 1) throw usage("only one input can be read from stdin (-)");
+  if (kind !== "rsft" && values.keep !== undefined) throw usage("--keep is only used by --kind rsft");
+  if (kind !== "dpo" && values.rejected !== undefined) throw usage("--rejected is only used by --kind dpo");
+  if (!needsCandidates && values["per-task"] !== undefined)
+    throw usage("--per-task is only used by rsft and dpo");
+
+  if (lintKind) {
+    for (const flag of [
+      "variant",
+      "lambda-exec",
+      "lambda-edit",
+      "lambda-cc",
+      "failure-reward",
+      "scope",
+    ] as const) {
+      if (values[flag] !== undefined)
+        throw usage(`--${flag} is a repair-reward flag; ${kind} does not use it`);
+    }
+  }
+  const scoringFlags = [
+    "config",
+    "variant",
+    "lambda-exec",
+    "lambda-edit",
+    "lambda-cc",
+    "failure-reward",
+    "scope",
+    "wall-time-ms",
+    "memory-mb",
+    "concurrency",
+    "threads",
+  ] as const;
+  const scoreValues: ScoreValues = Object.fromEntries(
+    scoringFlags.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]),
+  );
+  const config: Config = await buildConfig(scoreValues);
+
+  const opened: RowSource[] = [];
+  try {
+    for (const file of taskFiles) opened.push(await openSource(file, io, "--tasks", false));
+    const candidates =
+      values.candidates === undefined
+        ? undefined
+        : await openSource(values.candidates, io, "--candidates", true);
+    if (candidates !== undefined) opened.push(candidates);
+    let sandbox: Sandbox | null = null;
+    let linter: Linter | null = null;
+    if (judgesRevisions) {
+      try {
+        sandbox = await createLintSandbox();
+      } catch (error) {
+        if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
+          throw usage(
+            `cannot judge revisions: ${error.rawMessage}\n${kind} runs the revisions' tests and analyzers in ` +
+              "the bubblewrap sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap).",
+          );
+        }
+        throw error;
+      }
+      linter = await Linter.create({ sandbox, concurrency: config.sandbox.executionConcurrency });
+    }
+    if (needsCandidates) {
+      try {
+        sandbox = await createConfiguredSandbox(config.sandbox, (message) =>
+          io.stderr.write(`minedit: ${message}\n`),
+        );
+      } catch (error) {
+        if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
+          throw usage(
+            `cannot run the candidates' tests: ${error.rawMessage}\n` +
+              "rsft and dpo score every candidate in the bubblewrap sandbox: install bubblewrap (Debian: " +
+              "apt-get install -y bubblewrap).",
+          );
+        }
+        throw error;
+      }
+    }
+    const settings: ExportSettings = {
+      kind,
+      format,
+      style,
+      prompt,
+      name,
+      splits,
+      splitSpec,
+      seed,
+      includeOod: values["include-ood"] === true,
+      perTask,
+      keep,
+      rejected,
+      config,
+      mineditVersion: version(),
+    };
+    const lint =
+      lintKind && isLintKind(kind)
+        ? {
+            settings: {
+              kind,
+              format,
+              style,
+              name,
+              splits,
+              splitSpec,
+              seed,
+              includeOod: settings.includeOod,
+              fixer,
+              limits: executionLimits(config),
+              concurrency: config.sandbox.executionConcurrency,
+              mineditVersion: settings.mineditVersion,
+            },
+            linter,
+          }
+        : null;
+    return {
+      settings,
+      outDir: values.out,
+      tasks: opened.filter((s) => s !== candidates),
+      candidates,
+      sandbox,
+      lint,
+    };
+  } catch (error) {
+    await Promise.all(opened.map((source) => source.close()));
+    throw error;
+  }
+}
+
+/** Runs `minedit export` and returns the exit code. Never throws. */
+export async function runExportCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  let values: Values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (error) {
+    return usageFailure(io, error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) {
+    io.stdout.write(exportHelp());
+    return EXIT.ok;
+  }
+  let setup: Setup;
+  try {
+    setup = await prepare(values, positionals, io);
+  } catch (error) {
+    if (isMineditError(error)) return usageFailure(io, error.rawMessage);
+    return internalFailure(io, error);
+  }
+  try {
+    return await execute(setup, io);
+  } catch (error) {
+    if (isMineditError(error) && error.code === ErrorCode.InvalidArgument)
+      return usageFailure(io, error.rawMessage);
+    return internalFailure(io, error);
+  } finally {
+    await Promise.all(
+      [...setup.tasks, ...(setup.candidates ? [setup.candidates] : [])].map((s) => s.close()),
+    );
+    await setup.sandbox?.close();
+  }
+}
+
+function usageFailure(io: CliIo, message: string): number {
+  io.stderr.write(`minedit export: ${message}\nRun \`minedit export --help\` for usage.\n`);
+  return EXIT.usage;
+}
+
+function internalFailure(io: CliIo, error: unknown): number {
+  const message = isMineditError(error)
+    ? error.rawMessage
+    : error instanceof Error
+      ? (error.stack ?? error.message)
+      : String(error);
+  io.stderr.write(`minedit export: internal error: ${message}\n`);
+  return EXIT.internal;
+}
+
+async function execute(setup: Setup, io: CliIo): Promise<number> {
+  if (setup.lint !== null) return executeLint(setup, setup.lint.settings, setup.lint.linter, io);
+  const started = performance.now();
+  const { settings } = setup;
+  const output = await ExportOutput.open(setup.outDir, settings.name, settings.format, settings.kind);
+  const abort = new AbortController();
+  // Every queued test run listens on this one signal.
+  setMaxListeners(0, abort.signal);
+  let current: { source: RowSource; progress: Progress } | undefined;
+  const report = (message: string) => {
+    if (current === undefined) io.stderr.write(`${message}\n`);
+    else current.progress.log(message);
+  };
+  const pool = new MetricsPool(settings.config.pool.threads);
+  let result: Awaited<ReturnType<typeof runExport>>;
+  try {
+    result = await runExport(settings, setup.tasks, setup.candidates, {
+      pool,
+      sandbox: setup.sandbox,
+      output,
+      report,
+      signal: abort.signal,
+      progress(done, source) {
+        if (current?.source !== source) {
+          current?.progress.clear();
+          current = {
+            source,
+            progress: new Progress({
+              stream: io.stderr,
+              label: "minedit export",
+              unit: source === setup.candidates ? "candidates" : "task rows",
+              ...(source.size === undefined ? {} : { totalBytes: source.size }),
+            }),
+          };
+        }
+        current.progress.update(done, source.position());
+      },
+    });
+  } catch (error) {
+    abort.abort();
+    await output.abort();
+    throw error;
+  } finally {
+    await pool.close();
+  }
+  const manifest = await output.commit(
+    { ...result.manifest, summary: result.summary },
+    settings.splits.map((s) => s.name),
+  );
+  current?.progress.clear();
+  io.stderr.write(
+    summaryText(settings, result.summary, manifest.files, setup.outDir, (performance.now() - started) / 1000),
+  );
+  const bad = Object.values(result.summary.badRows).reduce((a, b) => a + b, 0);
+  return bad > 0 ? EXIT.badRows : EXIT.ok;
+}
+
+/** `1 row`, `2 rows`. */
+function plural(n: number, word: string): string {
+  return `${n} ${n === 1 ? word : `${word}s`}`;
+}
+
+function counts(record: Record<string, number>): string {
+  return Object.entries(record)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
+}
+
+function summaryText(
+  settings: ExportSettings,
+  summary: ExportSummary,
+  files: readonly { path: string; rows: number }[],
+  outDir: string,
+  seconds: number,
+): string {
+  const { tasks, candidates, selection } = summary;
+  const lines = [
+    `minedit export: ${settings.kind} as ${settings.format.name} (${settings.style}, ${settings.prompt} prompt) ` +
+      `into ${outDir}/${settings.name}, ${seconds.toFixed(2)} s`,
+    `  tasks: ${tasks.read} read, ${tasks.used} used, ${tasks.ood} left out as OOD, ${tasks.bad} bad`,
+  ];
+  if (settings.kind === "rsft" || settings.kind === "dpo") {
+    const skipped: string[] = [];
+    if (candidates.overLimit > 0) skipped.push(`${candidates.overLimit} over --per-task ${settings.perTask}`);
+    if (candidates.forOodTasks > 0) skipped.push(`${candidates.forOodTasks} for OOD tasks`);
+    lines.push(
+      `  candidates: ${candidates.completions} in ${candidates.rows} rows; ${candidates.scored} scored ` +
+        `(${verdictList(candidates.verdicts) || "none"})${skipped.length > 0 ? `; skipped: ${skipped.join(", ")}` : ""}`,
+    );
+    if (tasks.withoutCandidates > 0)
+      lines.push(`  ${plural(tasks.withoutCandidates, "task")} had no candidates`);
+    const none = Object.values(selection.noRows).reduce((a, b) => a + b, 0);
+    const what = settings.kind === "rsft" ? "rows" : "pairs";
+    lines.push(
+      `  ${what}: ${selection.rows} from ${plural(selection.tasksWithRows, "task")}` +
+        (none > 0
+          ? `; ${plural(none, "task")} without ${settings.kind === "rsft" ? "a row" : "a valid pair"} (${counts(selection.noRows)})`
+          : ""),
+    );
+    const infra = candidates.verdicts.INFRA_ERROR ?? 0;
+    if (infra > 0) {
+      lines.push(
+        `  warning: ${infra} candidates hit a sandbox fault (INFRA_ERROR) and were not counted as passing or failing`,
+      );
+    }
+  }
+  const bad = Object.values(summary.badRows).reduce((a, b) => a + b, 0);
+  if (bad > 0) lines.push(`  bad rows: ${bad} skipped (${counts(summary.badRows)})`);
+  lines.push(
+    files.length === 0
+      ? "  files: none (no rows)"
+      : `  files: ${files.map((f) => `${f.path} (${plural(f.rows, "row")})`).join(", ")}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** `minedit export --kind alq|qa|qa-prime`: judge the revisions of lint tasks and write the corpus. */
+async function executeLint(
+  setup: Setup,
+  settings: LintExportSettings,
+  linter: Linter | null,
+  io: CliIo,
+): Promise<number> {
+  const started = performance.now();
+  const output = await ExportOutput.open(setup.outDir, settings.name, settings.format, settings.kind);
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal);
+  const progress = new Progress({ stream: io.stderr, label: "minedit export", unit: "items" });
+  let result: Awaited<ReturnType<typeof runLintExport>>;
+  try {
+    result = await runLintExport(settings, setup.tasks, setup.candidates, {
+      sandbox: setup.sandbox,
+      linter,
+      output,
+      report: (message) => progress.log(message),
+      signal: abort.signal,
+      progress: (done) => progress.update(done),
+    });
+  } catch (error) {
+    abort.abort();
+    await output.abort();
+    progress.clear();
+    throw error;
+  }
+  const manifest = await output.commit(
+    { ...result.manifest, summary: result.summary },
+    settings.splits.map((s) => s.name),
+  );
+  progress.clear();
+  io.stderr.write(
+    lintSummaryText(
+      settings,
+      result.summary,
+      manifest.files,
+      setup.outDir,
+      (performance.now() - started) / 1000,
+    ),
+  );
+  const bad = Object.values(result.summary.badRows).reduce((a, b) => a + b, 0);
+  return bad > 0 ? EXIT.badRows : EXIT.ok;
+}
+
+function lintSummaryText(
+  settings: LintExportSettings,
+  summary: LintExportSummary,
+  files: readonly { path: string; rows: number }[],
+  outDir: string,
+  seconds: number,
+): string {
+  const { tasks, candidates, selection } = summary;
+  const lines = [
+    `minedit export: ${settings.kind} as ${settings.format.name} (${settings.style}, LintEval prompt) ` +
+      `into ${outDir}/${settings.name}, ${seconds.toFixed(2)} s`,
+    `  tasks: ${tasks.read} read, ${tasks.used} used, ${tasks.ood} left out as OOD, ${tasks.bad} bad`,
+  ];
+  const judged = candidates.teacher + candidates.fixer;
+  if (judged > 0 || settings.fixer !== null) {
+    const sources = [`${candidates.teacher} from the teacher file (${candidates.rows} rows)`];
+    if (settings.fixer !== null) {
+      sources.push(
+        `${candidates.fixer} from ${settings.fixer} --fix` +
+          (candidates.fixerNotApplicable > 0
+            ? ` (not applicable to ${plural(candidates.fixerNotApplicable, "task")})`
+            : ""),
+      );
+    }
+    const rejected = Object.values(candidates.rejected).reduce((a, b) => a + b, 0);
+    lines.push(
+      `  revisions: ${judged} (${sources.join(", ")}); ${candidates.qualified} passed and reduced alerts`,
+    );
+    if (rejected > 0) lines.push(`  rejected: ${rejected} (${counts(candidates.rejected)})`);
+  }
+  const none = Object.values(selection.noRows).reduce((a, b) => a + b, 0);
+  lines.push(
+    `  rows: ${selection.rows} from ${plural(selection.tasksWithRows, "task")}` +
+      (none > 0 ? `; ${plural(none, "task")} without a row (${counts(selection.noRows)})` : ""),
+  );
+  const bad = Object.values(summary.badRows).reduce((a, b) => a + b, 0);
+  if (bad > 0) lines.push(`  bad rows: ${bad} skipped (${counts(summary.badRows)})`);
+  lines.push(
+    files.length === 0
+      ? "  files: none (no rows)"
+      : `  files: ${files.map((f) => `${f.path} (${plural(f.rows, "row")})`).join(", ")}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
