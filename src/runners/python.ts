@@ -45,6 +45,9 @@ export type PythonTests =
    */
   | { style: "stdio"; cases: { input: string; output: string }[]; floatTolerance?: number };
 
+/** Stdin/stdout cases; the C++ and Java runners (compiled.ts) take the same shape. */
+export type StdioTests = Extract<PythonTests, { style: "stdio" }>;
+
 export type TestOutcome = {
   verdict: Verdict;
   testsPassed: number;
@@ -140,8 +143,11 @@ export async function runPythonTests(
   return runHarness(sandbox, program, tests, limits, signal);
 }
 
-/** Runs the sandbox, mapping "could not start" to null and cancellation to a thrown error. */
-async function execute(
+/**
+ * Runs the sandbox, mapping "could not start" to `{ infra }` and cancellation to a thrown error. Shared
+ * with the compiled-language runners (compiled.ts).
+ */
+export async function execute(
   sandbox: Sandbox,
   request: Parameters<Sandbox["run"]>[0],
 ): Promise<{ result: ExecutionResult } | { infra: string }> {
@@ -156,7 +162,7 @@ async function execute(
   return { result };
 }
 
-function infraOutcome(detail: string, wallTimeMs = 0, stderr = ""): TestOutcome {
+export function infraOutcome(detail: string, wallTimeMs = 0, stderr = ""): TestOutcome {
   return {
     verdict: "INFRA_ERROR",
     testsPassed: 0,
@@ -359,12 +365,41 @@ const b64 = (v: unknown): string => Buffer.from(str(v), "base64").toString("utf8
 async function runStdio(
   sandbox: Sandbox,
   program: string,
-  tests: Extract<PythonTests, { style: "stdio" }>,
+  tests: StdioTests,
   limits: ExecutionLimits,
   signal: AbortSignal | undefined,
 ): Promise<TestOutcome> {
+  if (tests.cases.length === 0) return infraOutcome("unusable tests: no stdio cases");
+  const plan = await planStdioRun(sandbox, tests, limits);
+  const run = await execute(sandbox, {
+    files: { ...plan.files, "main.py": program },
+    argv: plan.argv,
+    stdin: plan.stdin,
+    limits: { ...limits, maxOutputBytes: plan.maxOutputBytes },
+    ...(signal === undefined ? {} : { signal }),
+  });
+  if ("infra" in run) return infraOutcome(run.infra);
+  return interpretStdioRun(run.result, plan.nonce, tests, limits);
+}
+
+/**
+ * How to run `harness.py stdio` for `tests` (non-empty): its files (without `main.py`, the program it
+ * runs per case), argv, stdin (nonce and inputs) and the sandbox output limit its records need. Shared
+ * with the compiled-language runners, which run the harness after compiling, with a `main.py` that
+ * executes the binary; {@link interpretStdioRun} reads the result.
+ */
+export async function planStdioRun(
+  sandbox: Sandbox,
+  tests: StdioTests,
+  limits: ExecutionLimits,
+): Promise<{
+  nonce: string;
+  files: Record<string, string>;
+  argv: string[];
+  stdin: string;
+  maxOutputBytes: number;
+}> {
   const total = tests.cases.length;
-  if (total === 0) return infraOutcome("unusable tests: no stdio cases");
   const nonce = randomBytes(16).toString("hex");
   const stdin = [`${nonce}\n${total}\n`];
   for (const testCase of tests.cases) stdin.push(`${Buffer.byteLength(testCase.input)}\n`, testCase.input);
@@ -376,21 +411,14 @@ async function runStdio(
     Math.ceil((totalCap * 4) / 3) + total * (Math.ceil((STDIO_STDERR_TAIL_BYTES * 4) / 3) + 512) + (1 << 16);
   const budget = Math.max(1, limits.wallTimeMs - STDIO_STARTUP_ALLOWANCE_MS);
   const harness = await harnessRun(sandbox, ["stdio", String(budget), String(caseCap), String(totalCap)]);
-  const run = await execute(sandbox, {
-    files: { ...harness.files, "main.py": program },
-    argv: harness.argv,
-    stdin: stdin.join(""),
-    limits: { ...limits, maxOutputBytes: recordsCap },
-    ...(signal === undefined ? {} : { signal }),
-  });
-  if ("infra" in run) return infraOutcome(run.infra);
-  return interpretStdioRun(run.result, nonce, tests, limits);
+  return { nonce, ...harness, stdin: stdin.join(""), maxOutputBytes: recordsCap };
 }
 
-function interpretStdioRun(
+/** The outcome of a `harness.py stdio` run planned by {@link planStdioRun}. */
+export function interpretStdioRun(
   result: ExecutionResult,
   nonce: string,
-  tests: Extract<PythonTests, { style: "stdio" }>,
+  tests: StdioTests,
   limits: ExecutionLimits,
 ): TestOutcome {
   const total = tests.cases.length;

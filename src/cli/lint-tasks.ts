@@ -1,0 +1,313 @@
+/**
+ * `minedit lint tasks`: builds lint tasks (SPEC §5, issue 6 item 7) from source files with tests — by
+ * default the shipped Python seed problems and the C++/Java seed programs — and writes them with a report
+ * of alerts per file, per category and per rule. Parse the flags → read the sources → src/lint/
+ * build-tasks.ts (tests and analyzer in the sandbox) → write the tasks and reports → exit code.
+ *
+ * Decisions, and why:
+ * - A file becomes a task only when its solution passes its tests and the analyzer reports at least one
+ *   alert (LintEval §2.1–2.3: correct files with something to fix); the others are counted by reason in
+ *   the report, not errors.
+ * - Bad rows (unreadable, invalid, a duplicate problem_id) are reported as `FILE:LINE: reason` and make
+ *   the exit code 1; the tasks of the other rows are still written.
+ * - Tests run with LintEval's limits (10 s, 1 GiB per run, SPEC §5), the sandbox's defaults.
+ */
+import { rename, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { parseJsonObject } from "../core/task-file.js";
+import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { assignSplit, parseSplitSpec } from "../export/splits.js";
+import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../lint/alert.js";
+import {
+  buildLintTasks,
+  type LintSource,
+  lintTaskReport,
+  parseLintSource,
+  renderLintTaskReport,
+  validationMessage,
+} from "../lint/build-tasks.js";
+import { lintTaskRow } from "../lint/lint-task.js";
+import { createLintSandbox, Linter } from "../lint/linter.js";
+import { DEFAULT_LIMITS, type Sandbox } from "../sandbox/sandbox.js";
+import { formatJson, taskSetPaths } from "../tasks/task-set.js";
+import type { CliIo } from "./main.js";
+import { Progress } from "./progress.js";
+import { EXIT, jsonlLines, openInput } from "./score.js";
+
+/** The shipped source files of each language (resolved from src/cli and dist/cli alike). */
+export const DEFAULT_LINT_SOURCES: Readonly<Record<LintLanguage, string>> = {
+  python: fileURLToPath(new URL("../../datasets/seed/problems.jsonl", import.meta.url)),
+  cpp: fileURLToPath(new URL("../../datasets/lint/cpp.jsonl", import.meta.url)),
+  java: fileURLToPath(new URL("../../datasets/lint/java.jsonl", import.meta.url)),
+};
+
+const OPTIONS = {
+  language: { type: "string" },
+  out: { type: "string", short: "o" },
+  source: { type: "string", multiple: true },
+  split: { type: "string" },
+  seed: { type: "string" },
+  concurrency: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = {
+  language?: string;
+  out?: string;
+  source?: string[];
+  split?: string;
+  seed?: string;
+  concurrency?: string;
+  help?: boolean;
+};
+
+export function lintTasksHelp(): string {
+  return `Usage: minedit lint tasks --language python|cpp|java|all --out FILE.jsonl [options]
+
+Builds lint tasks (kind "lint_refactor") from source files with tests: each solution runs its tests in
+the bubblewrap sandbox (Python: unittest/assert/stdio; C++: g++ -std=c++17; Java: javac/java; 10 s and
+1 GiB per run), then the language's pinned analyzer (Pylint, clang-tidy, PMD) runs on it. A file that
+passes and has at least one alert becomes a task; the others are counted by reason.
+
+Writes FILE.jsonl, one task per line:
+  {"task_id", "kind": "lint_refactor", "language", "problem_id", "statement", "original", "alerts",
+   "tests", "entry_point", "analyzers": {tool: version}, "split", "source"}
+and the report (alerts per language, per category, per rule and per file; skipped files by reason) as
+FILE.report.md (also printed on stdout) and FILE.report.json.
+
+Sources (rows {"problem_id", "statement", "solution", "tests", "entry_point"?, "language"?, "source"?}):
+  default: python ${DEFAULT_LINT_SOURCES.python}
+           cpp    ${DEFAULT_LINT_SOURCES.cpp}
+           java   ${DEFAULT_LINT_SOURCES.java}
+
+Options:
+  --language L        python, cpp, java, or all (every default source, or rows naming their language)
+  --out FILE, -o      the task file to write (replaced atomically)
+  --source FILE       read these rows instead of the defaults (repeatable; "-" reads stdin)
+  --split S           a split label for every task (default: train), or weights by problem such as
+                      train=0.8,test=0.2 (the export's split rule: a hash of seed and problem_id)
+  --seed N            seed of the split assignment (default: 0)
+  --concurrency N     test and analyzer runs at once (default: available parallelism, ${availableParallelism()} here)
+  -h, --help          this help
+
+Example:
+  minedit lint tasks --language cpp --out datasets/lint/tasks/cpp.jsonl
+
+Exit codes:
+  ${EXIT.ok}  done; no row was bad
+  ${EXIT.badRows}  done; some rows were bad, reported on stderr (FILE:LINE: reason) and skipped
+  ${EXIT.usage}  usage error (bad flag, unreadable file, no sandbox, an analyzer missing or not at its pinned version)
+  ${EXIT.internal}  internal error
+`;
+}
+
+function usage(message: string): MineditError {
+  return new MineditError(ErrorCode.InvalidArgument, message);
+}
+
+function fail(io: CliIo, error: unknown): number {
+  if (isMineditError(error) && error.code !== ErrorCode.Internal) {
+    io.stderr.write(
+      `minedit lint tasks: ${error.rawMessage}\nRun \`minedit lint tasks --help\` for usage.\n`,
+    );
+    return EXIT.usage;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.stderr.write(`minedit lint tasks: internal error: ${message}\n`);
+  return EXIT.internal;
+}
+
+function integerFlag(flag: string, text: string, minimum: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum) {
+    throw usage(`${flag}: expected an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/** `--split`: one label, or weights assigned by problem. */
+function splitRule(spec: string, seed: number): (problemId: string) => string {
+  if (spec.includes("=")) {
+    let weights: ReturnType<typeof parseSplitSpec>;
+    try {
+      weights = parseSplitSpec(spec);
+    } catch (error) {
+      throw usage(`--split: ${validationMessage(error)}`);
+    }
+    return (problemId) => assignSplit(problemId, weights, seed);
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(spec)) {
+    throw usage(
+      `--split: use letters, digits, '_', '-' and '.', or NAME=WEIGHT,...; got ${JSON.stringify(spec)}`,
+    );
+  }
+  return () => spec;
+}
+
+/** Writes `text` to `path` through a temporary file and a rename. */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  await writeFile(tmp, text, "utf8");
+  await rename(tmp, path);
+}
+
+/** `minedit lint tasks ...`. Never throws. */
+export async function runLintTasks(argv: readonly string[], io: CliIo): Promise<number> {
+  let values: Values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true }));
+  } catch (error) {
+    return fail(io, usage(error instanceof Error ? error.message : String(error)));
+  }
+  if (values.help === true) {
+    io.stdout.write(lintTasksHelp());
+    return EXIT.ok;
+  }
+  let language: LintLanguage | null;
+  let splitOf: (problemId: string) => string;
+  let concurrency = availableParallelism();
+  let files: { path: string; language: LintLanguage | null }[];
+  try {
+    if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    if (values.language === undefined) throw usage("missing --language (python, cpp, java or all)");
+    if (values.language !== "all" && !(LINT_LANGUAGES as readonly string[]).includes(values.language)) {
+      throw usage(`--language: expected python, cpp, java or all; got ${JSON.stringify(values.language)}`);
+    }
+    language = values.language === "all" ? null : (values.language as LintLanguage);
+    if (values.out === undefined) throw usage("missing --out FILE.jsonl");
+    const seed = values.seed === undefined ? 0 : integerFlag("--seed", values.seed, 0);
+    splitOf = splitRule(values.split ?? "train", seed);
+    if (values.concurrency !== undefined) concurrency = integerFlag("--concurrency", values.concurrency, 1);
+    const given = values.source ?? [];
+    if (given.filter((f) => f === "-").length > 1) throw usage("only one --source can be stdin (-)");
+    files =
+      given.length > 0
+        ? given.map((path) => ({ path, language }))
+        : (language === null ? LINT_LANGUAGES : [language]).map((l) => ({
+            path: DEFAULT_LINT_SOURCES[l],
+            language: l,
+          }));
+  } catch (error) {
+    return fail(io, error);
+  }
+  const out = values.out as string;
+
+  // ---- read the sources --------------------------------------------------------------------------
+  const sources: LintSource[] = [];
+  const badReasons: Record<string, number> = {};
+  const seen = new Map<string, string>();
+  let read = 0;
+  const bad = (where: string, reason: string, category: string) => {
+    io.stderr.write(`${where}: ${reason}\n`);
+    badReasons[category] = (badReasons[category] ?? 0) + 1;
+  };
+  try {
+    for (const file of files) {
+      const input = await openInput(file.path, io, "--source");
+      try {
+        for await (const { line, text } of jsonlLines(input.stream)) {
+          read += 1;
+          const where = `${input.name}:${line}`;
+          let source: LintSource;
+          try {
+            source = parseLintSource(parseJsonObject(text), file.language, input.name);
+          } catch (error) {
+            bad(where, validationMessage(error), "invalid row");
+            continue;
+          }
+          const first = seen.get(source.problemId);
+          if (first !== undefined) {
+            bad(
+              where,
+              `duplicate problem_id "${source.problemId}" (first at ${first})`,
+              "duplicate problem_id",
+            );
+            continue;
+          }
+          seen.set(source.problemId, where);
+          sources.push(source);
+        }
+      } finally {
+        await input.close();
+      }
+    }
+  } catch (error) {
+    return fail(io, error);
+  }
+
+  // ---- build ---------------------------------------------------------------------------------------
+  let sandbox: Sandbox;
+  try {
+    sandbox = await createLintSandbox();
+  } catch (error) {
+    if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
+      return fail(
+        io,
+        usage(
+          `cannot start the sandbox: ${error.rawMessage}\nThe tests and analyzers run in a bubblewrap ` +
+            "sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap).",
+        ),
+      );
+    }
+    return fail(io, error);
+  }
+  const linter = await Linter.create({ sandbox, concurrency });
+  const progress = new Progress({ stream: io.stderr, label: "minedit lint tasks", unit: "files" });
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once("SIGINT", onSigint);
+  let markdown: string;
+  let summary: string;
+  try {
+    const languages = [...new Set(sources.map((s) => s.language))];
+    // Versions first: a missing analyzer or one off its pin is a usage error before any test runs.
+    const versions = await linter.versions(
+      languages.map((l) => TOOL_OF_LANGUAGE[l]),
+      abort.signal,
+    );
+    const built = await buildLintTasks(sources, {
+      sandbox,
+      linter,
+      limits: DEFAULT_LIMITS,
+      concurrency,
+      splitOf,
+      signal: abort.signal,
+      onProgress: (done) => progress.update(done),
+      onSkip: (source, reason, detail) =>
+        progress.log(`${source.problemId}: skipped, ${reason}${detail === "" ? "" : `: ${detail}`}`),
+    });
+    const report = lintTaskReport(built.tasks, {
+      analyzers: Object.fromEntries(versions.map((v) => [v.tool, v.version])),
+      // Relative to the working directory: reports are shipped beside the task files.
+      sources: files.map((f) => relative(process.cwd(), f.path) || f.path),
+      read,
+      badReasons,
+      skipped: built.skipped,
+    });
+    const paths = taskSetPaths(out);
+    markdown = renderLintTaskReport(report, out);
+    await writeAtomically(out, built.tasks.map((task) => `${JSON.stringify(lintTaskRow(task))}\n`).join(""));
+    await writeAtomically(paths.reportMarkdown, markdown);
+    await writeAtomically(paths.reportJson, formatJson(report));
+    const skipped = Object.values(built.skipped).reduce((a, b) => a + b, 0);
+    const badCount = Object.values(badReasons).reduce((a, b) => a + b, 0);
+    summary =
+      `minedit lint tasks: ${read} files read, ${built.tasks.length} tasks written to ${out}, ` +
+      `${skipped} skipped, ${badCount} bad rows; reports ${paths.reportMarkdown}, ${paths.reportJson}\n`;
+  } catch (error) {
+    progress.clear();
+    return fail(io, error);
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+    await linter.close();
+    await sandbox.close();
+  }
+  progress.clear();
+  io.stdout.write(markdown);
+  io.stderr.write(summary);
+  return Object.keys(badReasons).length > 0 ? EXIT.badRows : EXIT.ok;
+}

@@ -1,0 +1,101 @@
+/**
+ * Java tokens for the edit-size term of the lint reward (SPEC §5; lint-reward.ts), the counterpart of
+ * cpp.ts:
+ *
+ * - Whitespace and comments (line, block and Javadoc) are dropped.
+ * - Identifiers and keywords: `[letter _ $][letter digit _ $]*` (JLS 3.8, any Unicode letter).
+ * - Numbers: decimal, hex, octal, binary, with `_` separators, exponents, hex floats and the `l L f F d D`
+ *   suffixes, each one token (scan.ts `numberEnd`).
+ * - String and character literals with their escapes; text blocks `"""…"""` are one token spanning lines.
+ * - Operators and separators by longest match (`>>>=`, `->`, `::`, `...`); an annotation is `@` then
+ *   its name.
+ * - Unicode escapes (`\u0041` outside literals) are not translated: they are rare, and leaving them
+ *   alone only makes such a file's tokens slightly different, never fails.
+ * - Anything else is a one-character token. The lexer never fails.
+ */
+import {
+  blockCommentEnd,
+  identifierEnd,
+  isDigit,
+  isIdentifierStart,
+  lineEnd,
+  matchOperator,
+  numberEnd,
+  operatorTable,
+  quotedEnd,
+} from "./scan.js";
+
+const JAVA_OPERATORS = operatorTable([
+  ">>>=",
+  ">>>",
+  ">>=",
+  "<<=",
+  "...",
+  "->",
+  "::",
+  "++",
+  "--",
+  "<<",
+  ">>",
+  "<=",
+  ">=",
+  "==",
+  "!=",
+  "&&",
+  "||",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "&=",
+  "|=",
+  "^=",
+]);
+
+const TEXT_BLOCK = '"""';
+
+/** The Java tokens of `source` (see the module doc). Pure and total. */
+export function javaTokens(source: string): string[] {
+  const tokens: string[] = [];
+  const n = source.length;
+  let i = 0;
+  while (i < n) {
+    const ch = source[i] as string;
+    if (ch === " " || ch === "\t" || ch === "\n" || ch === "\r" || ch === "\f") {
+      i++;
+      continue;
+    }
+    if (ch === "/" && source[i + 1] === "/") {
+      i = lineEnd(source, i);
+      continue;
+    }
+    if (ch === "/" && source[i + 1] === "*") {
+      i = blockCommentEnd(source, i);
+      continue;
+    }
+    let end: number;
+    if (source.startsWith(TEXT_BLOCK, i)) end = textBlockEnd(source, i);
+    else if (ch === '"' || ch === "'") end = quotedEnd(source, i);
+    else if (isIdentifierStart(ch)) end = identifierEnd(source, i);
+    else if (isDigit(ch) || (ch === "." && isDigit(source[i + 1]))) end = numberEnd(source, i, false);
+    else end = i + matchOperator(source, i, JAVA_OPERATORS).length;
+    tokens.push(source.slice(i, end));
+    i = end;
+  }
+  return tokens;
+}
+
+/** End of the text block opened at `i`: the next `"""` not escaped by a backslash (JLS 3.10.6). */
+function textBlockEnd(source: string, i: number): number {
+  let j = i + TEXT_BLOCK.length;
+  while (j < source.length) {
+    if (source[j] === "\\") {
+      j += 2;
+      continue;
+    }
+    if (source.startsWith(TEXT_BLOCK, j)) return j + TEXT_BLOCK.length;
+    j++;
+  }
+  return source.length;
+}
