@@ -1,0 +1,37 @@
+"""Python client of the minedit reward service (``minedit serve``) and drop-in reward functions for
+trainers: :mod:`minedit_client.trl` (TRL ``GRPOTrainer``), :mod:`minedit_client.verl` (verl custom reward
+function) and :mod:`minedit_client.verifiers` (verifiers rubrics, PRIME-RL). OpenRLHF needs no Python: the
+server answers its remote reward protocol itself (``minedit serve --openrlhf-port``).
+
+The wire contract is ``proto/minedit/v1/reward.proto``; the stubs in ``_gen/`` are generated from it by
+``generate.sh``.
+"""
+
+from .client import DEFAULT_TARGET, AsyncMineditClient, MineditClient, RetryPolicy, settings_from_env
+from .types import (
+    VERDICTS,
+    MineditError,
+    RewardComponents,
+    RewardOverride,
+    Rollout,
+    RolloutResult,
+    Task,
+    Timings,
+)
+
+__all__ = [
+    "DEFAULT_TARGET",
+    "AsyncMineditClient",
+    "MineditClient",
+    "MineditError",
+    "RetryPolicy",
+    "RewardComponents",
+    "RewardOverride",
+    "Rollout",
+    "RolloutResult",
+    "Task",
+    "Timings",
+    "VERDICTS",
+    "settings_from_env",
+]
+__version__ = "0.1.0"
