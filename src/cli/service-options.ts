@@ -21,7 +21,9 @@ export const SERVICE_FLAGS = {
   tasks: { type: "string", multiple: true },
   threads: { type: "string" },
   "no-exec": { type: "boolean" },
+  "no-warm": { type: "boolean" },
   "auth-token": { type: "string" },
+  "openrlhf-port": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -31,7 +33,10 @@ export const SERVICE_FLAGS_HELP = `  --config FILE.json   configuration object (
   --tasks FILE         a JSONL task file to serve (repeatable; default: the shipped demo tasks)
   --threads N          metrics worker threads (default: available parallelism)
   --auth-token TOKEN   require "authorization: Bearer TOKEN" on every call except health checks
+  --openrlhf-port N    also answer OpenRLHF's remote reward protocol (POST /get_reward) on port N (0: a free one)
   --no-exec            do not run tests: every program that parses counts as passing
+  --no-warm            start a fresh sandbox and interpreter for every execution (slower, same results;
+                       default: warm interpreters, one fork server per concurrent execution)
   -h, --help           this help`;
 
 export type ServiceFlagValues = {
@@ -41,7 +46,9 @@ export type ServiceFlagValues = {
   tasks?: string[];
   threads?: string;
   "no-exec"?: boolean;
+  "no-warm"?: boolean;
   "auth-token"?: string;
+  "openrlhf-port"?: string;
 };
 
 function integer(flag: string, text: string): number {
@@ -75,6 +82,9 @@ export async function serviceConfig(
   if (values.host !== undefined) section("server").host = values.host;
   if (values.port !== undefined) section("server").port = integer("port", values.port);
   if (values["auth-token"] !== undefined) section("server").authToken = values["auth-token"];
+  if (values["no-warm"] === true) section("sandbox").warmInterpreters = false;
+  if (values["openrlhf-port"] !== undefined)
+    section("server").openrlhfPort = integer("openrlhf-port", values["openrlhf-port"]);
   if (values.threads !== undefined) section("pool").threads = integer("threads", values.threads);
   if (values.tasks !== undefined) section("tasks").files = values.tasks;
   return parseConfig(raw);

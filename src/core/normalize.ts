@@ -1,10 +1,13 @@
 /**
  * SPEC §2.2–2.3: `norm(X)` and `tokens(X)` for Python programs, reproducing CPython 3.11's
- * `ast.unparse(ast.parse(X))` and `tokenize` without running Python.
+ * `ast.unparse(ast.parse(X))` and `tokenize` without running Python; `analyzeProgram` adds CC(X)
+ * (SPEC §2.5) from the same parse.
  *
  * Callers must `await loadPythonGrammar()` once per thread before using these (synchronous) functions.
  */
+import type { Node } from "web-tree-sitter";
 import type { DistanceScope } from "../config.js";
+import { type CognitiveComplexityVariant, cognitiveComplexity } from "./cognitive-complexity.js";
 import type { FunctionDef, Stmt } from "./python/ast.js";
 import { parsePython } from "./python/parse.js";
 import { PySyntaxError } from "./python/syntax-error.js";
@@ -26,8 +29,34 @@ export type NormalizedProgram = { normalized: string; tokens: string[] };
  * Throws `PySyntaxError` (or `TokenizeError`) for what CPython 3.11 rejects.
  */
 export function normalizeProgram(source: string, scope: DistanceScope = "program"): NormalizedProgram {
+  return rejectingDeepNesting(() => normalizeParsed(source, scope));
+}
+
+/** norm(X), tokens(X) and CC(X), all from one parse. */
+export type AnalyzedProgram = NormalizedProgram & { cognitiveComplexity: number };
+
+/**
+ * {@link normalizeProgram} plus the program's cognitive complexity (SPEC §2.5, `variant` as in
+ * `cognitiveComplexity`), measured on the same tree-sitter tree, so scoring a rollout parses M once.
+ * CC is always over the whole program, whatever the distance scope. Throws like `normalizeProgram`.
+ */
+export function analyzeProgram(
+  source: string,
+  scope: DistanceScope = "program",
+  variant: CognitiveComplexityVariant = "sonar",
+): AnalyzedProgram {
+  let complexity = 0;
+  const normalized = rejectingDeepNesting(() =>
+    normalizeParsed(source, scope, (root) => {
+      complexity = cognitiveComplexity(root, variant);
+    }),
+  );
+  return { ...normalized, cognitiveComplexity: complexity };
+}
+
+function rejectingDeepNesting<T>(run: () => T): T {
   try {
-    return normalizeParsed(source, scope);
+    return run();
   } catch (error) {
     // A JavaScript stack overflow on absurdly deep nesting (a 50,000-term sum, 20,000 unary minuses):
     // CPython 3.11 fails on such programs as well (RecursionError / MemoryError, far below our depth),
@@ -37,8 +66,12 @@ export function normalizeProgram(source: string, scope: DistanceScope = "program
   }
 }
 
-function normalizeParsed(source: string, scope: DistanceScope): NormalizedProgram {
-  const module = parsePython(source);
+function normalizeParsed(
+  source: string,
+  scope: DistanceScope,
+  inspect?: (root: Node) => void,
+): NormalizedProgram {
+  const module = parsePython(source, inspect);
   const target = scope === "function_body" ? firstFunctionBreadthFirst(module.body) : null;
   if (target === null) {
     const normalized = unparse(module);

@@ -18,6 +18,8 @@ export type Verdict =
   | "TIMEOUT"
   | "MEMORY_LIMIT"
   | "RUNTIME_ERROR"
+  /** The C++ or Java program did not compile (src/runners/compiled.ts). */
+  | "COMPILE_ERROR"
   | "INFRA_ERROR";
 
 /** Every verdict, in declaration order (for validation and exhaustive tests). */
@@ -29,14 +31,15 @@ export const VERDICTS: readonly Verdict[] = [
   "TIMEOUT",
   "MEMORY_LIMIT",
   "RUNTIME_ERROR",
+  "COMPILE_ERROR",
   "INFRA_ERROR",
 ];
 
 /**
  * Names everything that determines a reward given the configuration: the normalizer, the tokenizer, the
- * distance and the formula. Every result carries it, so rewards logged months apart are comparable; any
- * change to one of those parts must change this string. The weights, variant and scope are configuration
- * and are reported separately.
+ * distance, the cognitive complexity (used by `edit_plus_cc`) and the formula. Every result carries it,
+ * so rewards logged months apart are comparable; any change to one of those parts must change this
+ * string. The weights, variant and scope are configuration and are reported separately.
  */
 export const REWARD_DEFINITION_VERSION =
   "minedit-reward/1" +
@@ -44,6 +47,7 @@ export const REWARD_DEFINITION_VERSION =
   ";tokens=cpython-3.11:tokenize.generate_tokens(norm(X)),NEWLINE-kept,COMMENT/NL/ENCODING/ENDMARKER/INDENT/DEDENT-dropped,fstring=1-STRING" +
   ";distance=token-levenshtein/max(|X|,|Y|),0-if-both-empty" +
   ";excess=d(M,C)-d(G,C),negative-kept" +
+  ";cc=sonar-python-cognitive-complexity(whole-program,source-as-written),addedCc=CC(M)-CC(G)" +
   ";formula=pass:full=lexec-ledit*e|correctness_only=lexec|edit_only=-ledit*e|edit_plus_cc=full-lcc*max(0,addedCc)" +
   ",fail=failureReward,infra=null";
 
@@ -150,6 +154,7 @@ export function computeReward(
     case "TIMEOUT":
     case "MEMORY_LIMIT":
     case "RUNTIME_ERROR":
+    case "COMPILE_ERROR":
       return { reward: config.failureReward, components };
     case "PASSED":
       // `+ 0` turns −0 (edit_only with e = 0) into 0, so serialized and compared rewards are plain zeros.

@@ -1,21 +1,26 @@
 /**
- * Scores rollouts of one repair task without executing them (SPEC §2.1–2.4): completion → program M,
- * tokens(M), d(M, C), d(G, C), excess and reward. Execution verdicts come from the sandbox (a later
- * stage); here a program that parses counts as passing unless the caller supplies a verdict.
+ * Scores rollouts of one repair task without executing them (SPEC §2.1–2.5): completion → program M,
+ * tokens(M), d(M, C), d(G, C), excess, added cognitive complexity CC(M) − CC(G) and reward. Execution
+ * verdicts come from the sandbox (a later stage); here a program that parses counts as passing unless
+ * the caller supplies a verdict.
  *
- * A task is prepared once — C and G normalized and tokenized, d(G, C) computed — and reused for all of
- * its rollouts, which is where most of the work of a GRPO group (16 rollouts, one task) is saved.
+ * A task is prepared once — C and G normalized and tokenized, d(G, C) and CC(G) computed — and reused
+ * for all of its rollouts, which is where most of the work of a GRPO group (16 rollouts, one task) is
+ * saved. CC(M) comes from the same parse as tokens(M).
  */
 import type { DistanceScope, RewardConfig } from "../config.js";
 import { normalizedTokenDistance } from "./distance.js";
 import { extractProgram } from "./extract-program.js";
-import { type NormalizedProgram, normalizeProgram, programTokens } from "./normalize.js";
+import { type AnalyzedProgram, analyzeProgram, programTokens } from "./normalize.js";
 import { PySyntaxError, UnsupportedSyntax } from "./python/syntax-error.js";
 import { TokenizeError } from "./python/tokenize.js";
 import { computeReward, excessEditDistance, type RewardComponents, type Verdict } from "./reward.js";
 
-/** A repair task reduced to what the edit reward needs. */
-export type PreparedTask = { scope: DistanceScope; corruptedTokens: string[]; dGold: number };
+/**
+ * A repair task reduced to what the edit reward needs. `goldCc` = CC(G), SonarSource's rules (the
+ * `sonar` variant of `cognitiveComplexity`), the one `added_cc` and `edit_plus_cc` use.
+ */
+export type PreparedTask = { scope: DistanceScope; corruptedTokens: string[]; dGold: number; goldCc: number };
 
 /** Why a task could not be prepared: its corrupted or gold program is not valid Python 3.11. */
 export class InvalidTaskProgram extends Error {
@@ -29,14 +34,19 @@ export class InvalidTaskProgram extends Error {
 }
 
 export function prepareTask(corrupted: string, gold: string, scope: DistanceScope): PreparedTask {
-  const corruptedTokens = tokensOrThrow(corrupted, scope, "corrupted");
-  const goldTokens = tokensOrThrow(gold, scope, "gold");
-  return { scope, corruptedTokens, dGold: normalizedTokenDistance(goldTokens, corruptedTokens) };
+  const corruptedTokens = orInvalidTask("corrupted", () => programTokens(corrupted, scope));
+  const goldProgram = orInvalidTask("gold", () => analyzeProgram(gold, scope));
+  return {
+    scope,
+    corruptedTokens,
+    dGold: normalizedTokenDistance(goldProgram.tokens, corruptedTokens),
+    goldCc: goldProgram.cognitiveComplexity,
+  };
 }
 
-function tokensOrThrow(source: string, scope: DistanceScope, which: "corrupted" | "gold"): string[] {
+function orInvalidTask<T>(which: "corrupted" | "gold", run: () => T): T {
   try {
-    return programTokens(source, scope);
+    return run();
   } catch (error) {
     if (isProgramError(error)) throw new InvalidTaskProgram(which, error.message);
     throw error;
@@ -74,9 +84,9 @@ export function scoreCompletion(
   if (extracted.kind === "no_code") {
     return failure("NO_CODE", "the completion contains no code", config);
   }
-  let model: NormalizedProgram;
+  let model: AnalyzedProgram;
   try {
-    model = normalizeProgram(extracted.program, task.scope);
+    model = analyzeProgram(extracted.program, task.scope);
   } catch (error) {
     if (isProgramError(error)) return failure("UNPARSABLE", error.message, config);
     throw error;
@@ -86,6 +96,7 @@ export function scoreCompletion(
     dModel,
     dGold: task.dGold,
     excess: excessEditDistance(dModel, task.dGold),
+    addedCc: model.cognitiveComplexity - task.goldCc,
   };
   const outcome = computeReward(executionVerdict, components, config);
   return { verdict: executionVerdict, ...outcome, detail: "", normalizedProgram: model.normalized };

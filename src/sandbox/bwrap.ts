@@ -35,7 +35,15 @@
  *   program cannot forge that: it only runs after the report.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import { constants as osConstants } from "node:os";
 import { dirname, join, posix } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -66,6 +74,12 @@ export type BwrapOptions = {
 const RUNTIME_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"];
 /** Single /etc entries the runtime needs: the dynamic loader cache, `alternatives` links, the time zone. */
 const ETC_PATHS = ["/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
+/**
+ * Debian's JDKs keep their configuration in /etc (`/etc/java-17-openjdk`, symlinked from the JDK's conf/
+ * and lib/jvm.cfg): without it `java` cannot load java.security and `javac` fails at start. Every such
+ * directory present is bound read-only (the Java runner, src/runners/java.ts).
+ */
+const JDK_ETC_DIR = /^java-\d+-openjdk$/;
 /** Where the configured interpreter appears inside. */
 const SANDBOX_BIN = "/opt/minedit/bin";
 const SCRATCH = "/tmp";
@@ -97,7 +111,8 @@ const STATUS_CAP_BYTES = 64 * 1024;
 /** How much of stderr the out-of-memory heuristic looks at. */
 const MEMORY_SCAN_BYTES = 4096;
 /** What runtimes print when an allocation fails under RLIMIT_AS. */
-const MEMORY_MESSAGE = /\bMemoryError\b|std::bad_alloc|Cannot allocate memory|[Oo]ut of memory/;
+const MEMORY_MESSAGE =
+  /\bMemoryError\b|std::bad_alloc|Cannot allocate memory|[Oo]ut of memory|\bjava\.lang\.OutOfMemoryError\b/;
 
 /**
  * Whether a failed program's stderr shows an allocation failure (RLIMIT_AS makes allocations fail rather
@@ -276,6 +291,9 @@ export class BwrapSandbox implements Sandbox {
       }
     }
     for (const path of ETC_PATHS) args.push("--ro-bind-try", path, path);
+    for (const entry of readdirSync("/etc")) {
+      if (JDK_ETC_DIR.test(entry)) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
+    }
     const underBound = (p: string) => bound.some((b) => p === b || p.startsWith(`${b}/`));
     const extra = [...(options.readOnlyPaths ?? [])];
     if (!underBound(python)) extra.push(dirname(dirname(python)));
@@ -334,7 +352,11 @@ export class BwrapSandbox implements Sandbox {
    * The full command line for a request whose files go to fds 4, 5, … in `Object.keys(files)` order
    * (fd 3 is bwrap's status channel). Exposed for logs and reports.
    */
-  commandLine(files: Record<string, string>, argv: readonly string[], limits: ExecutionLimits): string[] {
+  commandLine(
+    files: Record<string, string>,
+    argv: readonly string[],
+    limits: ExecutionLimits | null,
+  ): string[] {
     const args = [...this.launcher, ...this.fixedArgs];
     const dirs = new Set<string>();
     Object.keys(files).forEach((path, index) => {
@@ -359,9 +381,10 @@ export class BwrapSandbox implements Sandbox {
       "3",
       "--",
       this.prlimitPath,
-      `--as=${limits.memoryBytes}`,
-      `--nproc=${limits.maxProcesses}`,
-      `--fsize=${limits.maxFileBytes}`,
+      // null: the host's limits stay (a fork server sets each child's own, which must fit under them).
+      ...(limits === null
+        ? []
+        : [`--as=${limits.memoryBytes}`, `--nproc=${limits.maxProcesses}`, `--fsize=${limits.maxFileBytes}`]),
       "--core=0",
       "--",
       ...argv,
@@ -382,19 +405,7 @@ export class BwrapSandbox implements Sandbox {
       return emptyResult({ cancelled: true, wallTimeMs: 0 });
     }
 
-    let child: ChildProcess;
-    try {
-      child = spawn(command[0] as string, command.slice(1), {
-        // Own process group, so a kill reaches bwrap even if it forked; the program itself is in a new
-        // session inside and dies with the pid namespace.
-        detached: true,
-        // Nothing of the server's environment reaches bwrap (which clears it inside anyway).
-        env: {},
-        stdio: ["pipe", "pipe", "pipe", "pipe", ...contents.map(() => "pipe" as const)],
-      });
-    } catch (e) {
-      throw unavailable(`cannot spawn bwrap: ${(e as Error).message}`);
-    }
+    const child = spawnBwrap(command, contents);
 
     let timedOut = false;
     let cancelled = false;
@@ -409,8 +420,6 @@ export class BwrapSandbox implements Sandbox {
       }
     };
     const output = new OutputCollector(request.limits.maxOutputBytes, kill);
-    let status = "";
-    let childStarted = false;
 
     const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }>(
       (resolve) => {
@@ -440,20 +449,8 @@ export class BwrapSandbox implements Sandbox {
 
     child.stdout?.on("data", (chunk: Buffer) => output.add("stdout", chunk));
     child.stderr?.on("data", (chunk: Buffer) => output.add("stderr", chunk));
-    const statusStream = child.stdio[3] as Readable;
-    statusStream.on("data", (chunk: Buffer) => {
-      if (status.length < STATUS_CAP_BYTES) status += chunk.toString("utf8");
-      if (!childStarted && status.includes('"child-pid"')) childStarted = true;
-    });
-    // Writes to a program that exited early fail with EPIPE; that is the program's business.
-    const feed = (stream: Writable, data: string) => {
-      stream.on("error", () => {});
-      stream.end(data);
-    };
+    const programStarted = watchStarted(child);
     feed(child.stdin as Writable, request.stdin ?? "");
-    contents.forEach((content, index) => {
-      feed(child.stdio[4 + index] as Writable, content);
-    });
 
     const end = await done;
     clearTimeout(timer);
@@ -470,7 +467,7 @@ export class BwrapSandbox implements Sandbox {
     }
     const stdout = output.text("stdout");
     const stderr = output.text("stderr");
-    if (!childStarted) {
+    if (!programStarted()) {
       // Killed by us before the program started: a cancelled or timed-out run (the wall limit covers
       // start-up), not a broken sandbox. Ended on its own before starting: bwrap failed.
       if (cancelled) return emptyResult({ cancelled: true, wallTimeMs });
@@ -504,12 +501,114 @@ export class BwrapSandbox implements Sandbox {
     };
   }
 
+  /**
+   * Starts `argv` in a sandbox of its own and leaves it running (the fork server of fork-server.ts): files
+   * and mounts as for {@link run}, the host's resource limits (no core dumps). Its stdin and stdout are the
+   * caller's private channel; `outputs` more pipes it can write are its fds 4 + (number of files), …;
+   * stderr is kept (the first 64 KiB) for diagnostics. The process tree dies by
+   * `kill()`, by {@link close}, and with this Node process (`--die-with-parent`).
+   */
+  launch(files: Record<string, string>, argv: readonly string[], outputs = 0): LaunchedProgram {
+    if (this.closed) throw unavailable("the sandbox is closed");
+    const contents = Object.values(files);
+    const child = spawnBwrap(this.commandLine(files, argv, null), contents, outputs);
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (stderr.length < STATUS_CAP_BYTES) stderr += chunk.toString("utf8");
+    });
+    const started = watchStarted(child);
+    const exited = new Promise<{ code: number | null; signal: string | null; started: boolean }>(
+      (resolve) => {
+        child.once("error", () => resolve({ code: null, signal: null, started: started() }));
+        child.once("close", (code, signal) => resolve({ code, signal, started: started() }));
+      },
+    );
+    const kill = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    const entry: Active = { kill, done: exited };
+    this.active.add(entry);
+    void exited.then(() => this.active.delete(entry));
+    (child.stdin as Writable).on("error", () => {});
+    return {
+      stdin: child.stdin as Writable,
+      stdout: child.stdout as Readable,
+      outputs: Array.from({ length: outputs }, (_, i) => child.stdio[4 + contents.length + i] as Readable),
+      exited,
+      stderr: () => stderr,
+      kill,
+    };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const running = [...this.active];
     for (const entry of running) entry.kill();
     await Promise.allSettled(running.map((entry) => entry.done));
   }
+}
+
+/** A program started by {@link BwrapSandbox.launch}. */
+export type LaunchedProgram = {
+  /** The program's stdin and stdout: a private channel between it and the caller. */
+  stdin: Writable;
+  stdout: Readable;
+  /** The extra pipes asked for, in order (the program's fds right after the files'). */
+  outputs: Readable[];
+  /** Resolves when the sandbox is gone; `started` says whether bwrap had started the program. */
+  exited: Promise<{ code: number | null; signal: string | null; started: boolean }>;
+  /** What the program and bwrap wrote to stderr so far (capped). */
+  stderr(): string;
+  /** Kills the whole sandbox. */
+  kill(): void;
+};
+
+/**
+ * Spawns a bwrap command line built by {@link BwrapSandbox.commandLine}: fd 3 is bwrap's status channel,
+ * the request's files are fed to fds 4, 5, … in order; `outputs` pipes follow them (read by the caller).
+ */
+function spawnBwrap(command: readonly string[], contents: readonly string[], outputs = 0): ChildProcess {
+  let child: ChildProcess;
+  try {
+    child = spawn(command[0] as string, command.slice(1), {
+      // Own process group, so a kill reaches bwrap even if it forked; the program itself is in a new
+      // session inside and dies with the pid namespace.
+      detached: true,
+      // Nothing of the server's environment reaches bwrap (which clears it inside anyway).
+      env: {},
+      stdio: ["pipe", "pipe", "pipe", "pipe", ...[...contents, ...Array(outputs)].map(() => "pipe" as const)],
+    });
+  } catch (e) {
+    throw unavailable(`cannot spawn bwrap: ${(e as Error).message}`);
+  }
+  contents.forEach((content, index) => {
+    feed(child.stdio[4 + index] as Writable, content);
+  });
+  return child;
+}
+
+/** Writes `data` and closes; writes to a program that exited early fail with EPIPE, its business. */
+function feed(stream: Writable, data: string): void {
+  stream.on("error", () => {});
+  stream.end(data);
+}
+
+/**
+ * Watches bwrap's status channel (fd 3) for the report that the program started; the returned function
+ * says whether it has come. The program cannot forge it: it only runs after the report.
+ */
+function watchStarted(child: ChildProcess): () => boolean {
+  let status = "";
+  let started = false;
+  (child.stdio[3] as Readable).on("data", (chunk: Buffer) => {
+    if (status.length < STATUS_CAP_BYTES) status += chunk.toString("utf8");
+    if (!started && status.includes('"child-pid"')) started = true;
+  });
+  return () => started;
 }
 
 function emptyResult(fields: { cancelled: boolean; wallTimeMs: number }): ExecutionResult {

@@ -4,16 +4,21 @@
  * The CLI, the demo and the end-to-end tests all start the service through here.
  */
 import type { Config } from "../config.js";
+import { loadPythonGrammar } from "../core/python/grammar.js";
 import { ErrorCode, MineditError } from "../errors.js";
-import { createBwrapSandbox } from "../sandbox/bwrap.js";
+import { InvalidLintOriginal, prepareLintTask } from "../lint/score-lint.js";
+import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
+import { type RunningHttpServer, startOpenRlhfServer } from "./openrlhf-http.js";
 import { ExecutingRolloutScorer } from "./rollout-scorer.js";
 import { type RunningServer, startServer } from "./server.js";
 import { TaskStore } from "./task-store.js";
 
 export type Engine = {
   server: RunningServer;
+  /** OpenRLHF's HTTP reward endpoint; null unless `server.openrlhfPort` is set. */
+  openrlhf: RunningHttpServer | null;
   tasks: TaskStore;
   /** null when started with `execute: false`. */
   sandbox: Sandbox | null;
@@ -39,7 +44,11 @@ export async function startEngine(
   let sandbox: Sandbox | null = null;
   try {
     await checkTasks(pool, tasks, config);
-    sandbox = execute ? await createBwrapSandbox({ pythonPath: config.sandbox.pythonPath }) : null;
+    sandbox = execute
+      ? await createConfiguredSandbox(config.sandbox, (message) =>
+          process.stderr.write(`minedit: ${message}\n`),
+        )
+      : null;
     const scorer = new ExecutingRolloutScorer({
       pool,
       sandbox,
@@ -49,13 +58,25 @@ export async function startEngine(
       executionConcurrency: config.sandbox.executionConcurrency,
     });
     const server = await startServer({ config: config.server, scorer });
+    const { openrlhfPort } = config.server;
+    const openrlhf =
+      openrlhfPort === undefined
+        ? null
+        : await startOpenRlhfServer({ config: { ...config.server, openrlhfPort }, scorer }).catch(
+            async (error: unknown) => {
+              await server.close();
+              throw error;
+            },
+          );
     const running = sandbox;
     return {
       server,
+      openrlhf,
       tasks,
       sandbox,
       async close() {
-        await server.close();
+        await Promise.all([server.close(), openrlhf?.close()]);
+        await scorer.close();
         await running?.close();
         await pool.close();
       },
@@ -78,4 +99,14 @@ async function checkTasks(pool: MetricsPool, tasks: TaskStore, config: Config): 
       throw new MineditError(ErrorCode.InvalidArgument, `task "${all[index]?.taskId}": ${result.message}`);
     }
   });
+  // A lint task's original must tokenize (Python: parse); its alerts are computed when first scored.
+  if (tasks.lintSize > 0) await loadPythonGrammar();
+  for (const task of tasks.lintValues()) {
+    try {
+      prepareLintTask(task);
+    } catch (error) {
+      if (!(error instanceof InvalidLintOriginal)) throw error;
+      throw new MineditError(ErrorCode.InvalidArgument, `task "${task.taskId}": ${error.message}`);
+    }
+  }
 }

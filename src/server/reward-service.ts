@@ -25,6 +25,8 @@ import { type Verdict as CoreVerdict, VERDICTS } from "../core/reward.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import {
   DistanceScope,
+  LintLanguage,
+  type LintTask,
   type RewardOverride,
   RewardVariant,
   type Rollout,
@@ -97,7 +99,7 @@ const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(
 // spliced into test harness code, so anything else is refused at the boundary.
 const PYTHON_IDENTIFIER = /^[\p{XID_Start}_]\p{XID_Continue}*$/u;
 
-function parseTests(task: Task, path: string): PythonTests {
+function parseTests(task: Pick<Task, "tests" | "entryPoint">, path: string): PythonTests {
   const tests = task.tests;
   if (tests === undefined) throw invalid(`${path}.tests`, "required");
   const style = tests.style;
@@ -136,13 +138,40 @@ function parseTests(task: Task, path: string): PythonTests {
   }
 }
 
-function parseTask(task: Task, path: string): RolloutTask {
-  const entryPoint = task.entryPoint;
+function checkEntryPoint(entryPoint: string, path: string): void {
   if (entryPoint !== "" && (!PYTHON_IDENTIFIER.test(entryPoint) || PYTHON_KEYWORDS.has(entryPoint))) {
     throw invalid(`${path}.entry_point`, `not a Python identifier: ${JSON.stringify(entryPoint)}`);
   }
+}
+
+function parseTask(task: Task, path: string): RolloutTask {
+  const entryPoint = task.entryPoint;
+  checkEntryPoint(entryPoint, path);
   const tests = parseTests(task, path);
   return { kind: "inline", corrupted: task.corrupted, gold: task.gold, tests, entryPoint };
+}
+
+const LINT_LANGUAGES: Readonly<Record<number, "python" | "cpp" | "java">> = {
+  [LintLanguage.PYTHON]: "python",
+  [LintLanguage.CPP]: "cpp",
+  [LintLanguage.JAVA]: "java",
+};
+
+function parseLintTask(task: LintTask, path: string): RolloutTask {
+  const language = LINT_LANGUAGES[task.language];
+  if (language === undefined) {
+    throw invalid(
+      `${path}.language`,
+      task.language === LintLanguage.UNSPECIFIED ? "required" : `unknown value ${task.language}`,
+    );
+  }
+  if (task.original.trim() === "") throw invalid(`${path}.original`, "required");
+  checkEntryPoint(task.entryPoint, path);
+  const tests = parseTests(task, path);
+  if (language !== "python" && tests.style !== "stdio") {
+    throw invalid(`${path}.tests`, `${language} lint tasks need stdio tests`);
+  }
+  return { kind: "inline_lint", language, original: task.original, tests, entryPoint: task.entryPoint };
 }
 
 function parseRollout(rollout: Rollout, path: string): RolloutInput {
@@ -160,8 +189,11 @@ function parseRollout(rollout: Rollout, path: string): RolloutInput {
     case "task":
       task = parseTask(ref.value, `${path}.task`);
       break;
+    case "lintTask":
+      task = parseLintTask(ref.value, `${path}.lint_task`);
+      break;
     case undefined:
-      throw invalid(path, "either task_id or task is required");
+      throw invalid(path, "one of task_id, task or lint_task is required");
     default: {
       const unreachable: never = ref;
       throw invalid(path, `unknown task reference ${String(unreachable)}`);
@@ -261,6 +293,7 @@ const WIRE_VERDICT: Readonly<Record<CoreVerdict, Verdict>> = {
   TIMEOUT: Verdict.TIMEOUT,
   MEMORY_LIMIT: Verdict.MEMORY_LIMIT,
   RUNTIME_ERROR: Verdict.RUNTIME_ERROR,
+  COMPILE_ERROR: Verdict.COMPILE_ERROR,
   INFRA_ERROR: Verdict.INFRA_ERROR,
 };
 
@@ -315,7 +348,24 @@ function toWireResult(out: RolloutOutput): RolloutResult {
     detail: out.detail,
     rewardVersion: out.rewardVersion,
     groupId: out.groupId,
+    ...(out.lintComponents === undefined ? {} : { lintComponents: wireLintComponents(out) }),
   });
+}
+
+/** Lint components on the wire: counts must be uint32, distances finite. */
+function wireLintComponents(out: RolloutOutput) {
+  const c = out.lintComponents;
+  if (c === undefined) return undefined;
+  if (!Number.isFinite(c.dEdit) || !Number.isFinite(c.net)) {
+    throw brokenResult(out.id, `lint components must be finite, got dEdit ${c.dEdit}, net ${c.net}`);
+  }
+  return {
+    alertsOriginal: requireCount(out.id, "alertsOriginal", c.alertsOriginal),
+    alertsFixed: requireCount(out.id, "alertsFixed", c.alertsFixed),
+    alertsNew: requireCount(out.id, "alertsNew", c.alertsNew),
+    dEdit: c.dEdit,
+    net: c.net,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -5,17 +5,20 @@
  * the scorer knows nothing about them either.
  */
 import type { RewardOverride } from "../config.js";
+import type { LintComponents } from "../core/lint-reward.js";
 import type { Verdict } from "../core/reward.js";
+import type { LintLanguage } from "../lint/alert.js";
 import type { PythonTests } from "../runners/python.js";
 
 /**
- * The task a rollout answers: a reference into the server's task store, or the task itself.
- * `entryPoint` is the function under repair (empty when the tests do not need one); for assert-style
- * tests it is also `tests.entryPoint`.
+ * The task a rollout answers: a reference into the server's task store (a repair or a lint task), or
+ * the task itself. `entryPoint` is the function under repair (empty when the tests do not need one); for
+ * assert-style tests it is also `tests.entryPoint`. An inline lint task's tests are stdio for C++ and Java.
  */
 export type RolloutTask =
   | { kind: "stored"; taskId: string }
-  | { kind: "inline"; corrupted: string; gold: string; tests: PythonTests; entryPoint: string };
+  | { kind: "inline"; corrupted: string; gold: string; tests: PythonTests; entryPoint: string }
+  | { kind: "inline_lint"; language: LintLanguage; original: string; tests: PythonTests; entryPoint: string };
 
 /** One validated rollout. `id` is non-empty and unique within one `score` call; `groupId` may be empty. */
 export type RolloutInput = { id: string; completion: string; task: RolloutTask; groupId: string };
@@ -31,6 +34,8 @@ export type RolloutOutput = {
   verdict: Verdict;
   reward: number | null;
   components: { dModel: number; dGold: number; excess: number; addedCc?: number } | null;
+  /** Lint tasks: the alert counts and edit distance behind the reward, when the revision was analyzed. */
+  lintComponents?: LintComponents;
   testsPassed: number;
   testsTotal: number;
   timings: { queueMs: number; metricsMs: number; executionMs: number; totalMs: number };

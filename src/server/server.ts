@@ -97,7 +97,8 @@ function bearerTokenInterceptor(token: string): ServerInterceptor {
   };
 }
 
-async function readPem(path: string, field: string): Promise<Buffer> {
+/** A PEM file, or `InvalidArgument` naming the config field that gave its path. */
+export async function readPem(path: string, field: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (error) {

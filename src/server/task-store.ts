@@ -1,14 +1,19 @@
 /**
- * The server's task store: repair tasks loaded from JSONL files at start (datasets/), looked up by id
- * when a rollout names a `task_id`. A row is
- * `{"task_id", "gold", "corrupted", "entry_point", "tests": {"style": "unittest"|"assert"|"stdio", ...}}`
- * (other fields — statement, corruptions, split, source — are kept for export but not needed to score).
+ * The server's task store: tasks loaded from JSONL files at start (datasets/), looked up by id when a
+ * rollout names a `task_id`. Two kinds of rows, told apart by `kind`:
+ * - a repair row (no `kind`):
+ *   `{"task_id", "gold", "corrupted", "entry_point", "tests": {"style": "unittest"|"assert"|"stdio", ...}}`
+ *   (other fields — statement, corruptions, split, source — are kept for export but not needed to score);
+ * - a lint row (`"kind": "lint_refactor"`): the format of src/lint/lint-task.ts.
+ * Task ids are unique across both kinds.
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
+import { isLintTaskRow, type LintTask, parseLintTask } from "../lint/lint-task.js";
 import type { PythonTests } from "../runners/python.js";
+import { TestsRowSchema, testsFromRow } from "./tests-row.js";
 
 export type StoredTask = {
   taskId: string;
@@ -18,25 +23,15 @@ export type StoredTask = {
   entryPoint: string;
 };
 
-const TestsSchema = z.discriminatedUnion("style", [
-  z.object({ style: z.literal("unittest"), code: z.string() }),
-  z.object({ style: z.literal("assert"), code: z.string() }),
-  z.object({
-    style: z.literal("stdio"),
-    cases: z.array(z.object({ input: z.string(), output: z.string() })).min(1),
-    float_tolerance: z.number().nonnegative().optional(),
-  }),
-]);
-
 const TaskRowSchema = z.object({
   task_id: z.string().min(1),
   corrupted: z.string(),
   gold: z.string(),
   entry_point: z.string().default(""),
-  tests: TestsSchema,
+  tests: TestsRowSchema,
 });
 
-/** Parses one task row; throws MineditError InvalidArgument naming the field. */
+/** Parses one repair task row; throws MineditError InvalidArgument naming the field. */
 export function parseStoredTask(row: unknown): StoredTask {
   const parsed = TaskRowSchema.safeParse(row);
   if (!parsed.success) {
@@ -49,38 +44,32 @@ export function parseStoredTask(row: unknown): StoredTask {
     );
   }
   const { task_id, corrupted, gold, entry_point, tests } = parsed.data;
-  let pythonTests: PythonTests;
-  if (tests.style === "unittest") pythonTests = { style: "unittest", code: tests.code };
-  else if (tests.style === "assert") {
-    if (entry_point === "") {
-      throw new MineditError(
-        ErrorCode.InvalidArgument,
-        "entry_point: assert-style tests need the entry point",
-        {
-          field: "entry_point",
-        },
-      );
-    }
-    pythonTests = { style: "assert", code: tests.code, entryPoint: entry_point };
-  } else {
-    pythonTests =
-      tests.float_tolerance === undefined
-        ? { style: "stdio", cases: tests.cases }
-        : { style: "stdio", cases: tests.cases, floatTolerance: tests.float_tolerance };
-  }
-  return { taskId: task_id, corrupted, gold, tests: pythonTests, entryPoint: entry_point };
+  return {
+    taskId: task_id,
+    corrupted,
+    gold,
+    tests: testsFromRow(tests, entry_point),
+    entryPoint: entry_point,
+  };
 }
 
 export class TaskStore {
-  private constructor(private readonly tasks: Map<string, StoredTask>) {}
+  private constructor(
+    private readonly tasks: Map<string, StoredTask>,
+    private readonly lintTasks: Map<string, LintTask>,
+  ) {}
 
-  static fromTasks(tasks: Iterable<StoredTask>): TaskStore {
-    return new TaskStore(new Map([...tasks].map((t) => [t.taskId, t])));
+  static fromTasks(tasks: Iterable<StoredTask>, lintTasks: Iterable<LintTask> = []): TaskStore {
+    return new TaskStore(
+      new Map([...tasks].map((t) => [t.taskId, t])),
+      new Map([...lintTasks].map((t) => [t.taskId, t])),
+    );
   }
 
   /** Loads JSONL task files; any bad row or duplicate id stops the load with `FILE:LINE: reason`. */
   static async load(files: readonly string[]): Promise<TaskStore> {
     const tasks = new Map<string, StoredTask>();
+    const lintTasks = new Map<string, LintTask>();
     for (const file of files) {
       const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
       let lineNumber = 0;
@@ -88,31 +77,51 @@ export class TaskStore {
         lineNumber += 1;
         if (line.trim() === "") continue;
         const where = `${file}:${lineNumber}`;
-        let task: StoredTask;
+        let task: StoredTask | LintTask;
         try {
-          task = parseStoredTask(JSON.parse(line));
+          const row: unknown = JSON.parse(line);
+          task = isLintTaskRow(row) ? parseLintTask(row) : parseStoredTask(row);
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new MineditError(ErrorCode.InvalidArgument, `${where}: ${reason}`);
         }
-        if (tasks.has(task.taskId)) {
+        if (tasks.has(task.taskId) || lintTasks.has(task.taskId)) {
           throw new MineditError(ErrorCode.InvalidArgument, `${where}: duplicate task_id "${task.taskId}"`);
         }
-        tasks.set(task.taskId, task);
+        if ("kind" in task) lintTasks.set(task.taskId, task);
+        else tasks.set(task.taskId, task);
       }
     }
-    return new TaskStore(tasks);
+    return new TaskStore(tasks, lintTasks);
   }
 
+  /** The repair task with this id. */
   get(taskId: string): StoredTask | undefined {
     return this.tasks.get(taskId);
   }
 
+  /** The lint task with this id. */
+  getLint(taskId: string): LintTask | undefined {
+    return this.lintTasks.get(taskId);
+  }
+
+  /** Repair tasks. */
   get size(): number {
     return this.tasks.size;
   }
 
+  /** Lint tasks. */
+  get lintSize(): number {
+    return this.lintTasks.size;
+  }
+
+  /** The repair tasks. */
   values(): IterableIterator<StoredTask> {
     return this.tasks.values();
+  }
+
+  /** The lint tasks. */
+  lintValues(): IterableIterator<LintTask> {
+    return this.lintTasks.values();
   }
 }

@@ -1,9 +1,10 @@
 /**
- * The piscina pool that runs normalization, tokenization and Levenshtein work (SPEC §1 design card).
+ * The piscina pool that runs normalization, tokenization, cognitive complexity and Levenshtein work
+ * (SPEC §1 design card).
  *
  * Work is sent per task group: all rollouts of one (C, G, reward config) go to one worker call, so C and
- * G are normalized once per group (and cached per worker across batches), and identical completions
- * within a group are scored once and fanned back out.
+ * G are normalized (and CC(G) measured) once per group (and cached per worker across batches), and
+ * identical completions within a group are scored once and fanned back out.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -184,6 +184,7 @@ describe("minedit score --no-exec on inline rows", () => {
       d_model: expected.addPerfect.dModel,
       d_gold: expected.addPerfect.dGold,
       excess: 0,
+      added_cc: 0,
       detail: "",
       reward_version: REWARD_DEFINITION_VERSION,
     });
@@ -234,6 +235,7 @@ describe("minedit score --no-exec on inline rows", () => {
       d_model: null,
       d_gold: null,
       excess: null,
+      added_cc: null,
     });
     expect(rows.get("unparsable")?.detail).not.toBe("");
     for (const id of ["empty", "empty-fence"]) {
@@ -269,6 +271,25 @@ describe("reward options", () => {
     expect(rows.get("perfect")?.reward).toBe(0);
     const { dModel, dGold } = expected.addOveredit;
     expect(rows.get("overedit-bare")?.reward).toBe(-2 * (dModel - dGold));
+  });
+
+  it("--variant edit_plus_cc: pass → full − λcc·max(0, added_cc)", () => {
+    const file = join(scratch, "added-cc.jsonl");
+    // CC(G) = 0. The guard adds an if (+1) and its `or` sequence (+1): added_cc = 2.
+    const guarded = "def add(a, b):\n    if a is None or b is None:\n        return None\n    return a + b\n";
+    const lines = [
+      { id: "perfect", completion: ADD_GOLD, ...ADD },
+      { id: "guarded", completion: guarded, ...ADD },
+    ].map((row) => JSON.stringify(row));
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const full = byId(score(file));
+    const run = score(file, "--variant", "edit_plus_cc", "--lambda-cc", "0.1");
+    expect(run.status).toBe(0);
+    const rows = byId(run);
+    expect(rows.get("perfect")).toMatchObject({ reward: 0.1, added_cc: 0 });
+    expect(full.get("guarded")?.added_cc).toBe(2);
+    expect(rows.get("guarded")?.added_cc).toBe(2);
+    expect(rows.get("guarded")?.reward).toBeCloseTo((full.get("guarded")?.reward as number) - 0.1 * 2, 12);
   });
 
   it("--config sets weights and flags override it", () => {
@@ -415,7 +436,11 @@ describe("executing the tests (the default)", () => {
   };
   const DEMO_TASKS = join(ROOT, "datasets", "seed", "demo-tasks.jsonl");
   /** One shipped demo task of each test style. */
-  const PICKED = ["seed/015-moving-average/c1", "seed/042-parse-duration/c1", "seed/051-column-sums/c1"];
+  const PICKED = [
+    "minedit/seed/015-moving-average/demo/v1",
+    "minedit/seed/042-parse-duration/demo/v1",
+    "minedit/seed/051-column-sums/demo/v1",
+  ];
 
   /** `program` with an endless loop at the start of `entryPoint`'s body (still valid Python). */
   function loopForever(program: string, entryPoint: string): string {
@@ -488,6 +513,7 @@ describe("executing the tests (the default)", () => {
         "d_model",
         "d_gold",
         "excess",
+        "added_cc",
         "tests_passed",
         "tests_total",
         "cached",
@@ -718,7 +744,6 @@ describe("usage errors exit 2 and score nothing", () => {
     [["score", "x.jsonl", "--memory-mb", "0"], "sandbox.memoryBytes: Too small"],
     [["score", "x.jsonl", "--concurrency", "0"], "sandbox.executionConcurrency: Too small"],
     [["score", "x.jsonl", "--no-exec", "--variant", "fast"], "reward.variant: Invalid option"],
-    [["score", "x.jsonl", "--no-exec", "--variant", "edit_plus_cc"], "needs the added cognitive complexity"],
     [
       ["score", "x.jsonl", "--no-exec", "--config", "nope.json"],
       "--config: cannot read nope.json: no such file",

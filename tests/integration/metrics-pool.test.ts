@@ -79,3 +79,37 @@ describe("MetricsPool", () => {
     expect(full?.ok && full.score.reward !== null && full.score.reward < 0.1).toBe(true);
   });
 });
+
+describe("added cognitive complexity through the pool", () => {
+  // gold: CC(G) = 1 (the for). The guarded repair: `if xs:` +1, the for under it +2 (nesting 1),
+  // `if x is None:` in the loop +3 (nesting 2): CC(M) = 6, added_cc = 5. sum(xs) has CC 0: added_cc = −1.
+  const guarded =
+    "def f(xs):\n    total = 0\n    if xs:\n        for x in xs:\n            if x is None:\n" +
+    "                continue\n            total += x\n    return total\n";
+  const simpler = "def f(xs):\n    return sum(xs)\n";
+
+  test("addedCc = CC(M) − CC(G), and edit_plus_cc = full − λcc·max(0, addedCc)", async () => {
+    const lambdaCc = 0.05;
+    const plusCc = parseConfig({ reward: { variant: "edit_plus_cc", lambdaCc } }).reward;
+    const completions = [gold, guarded, simpler];
+    const [fullResults, ccResults] = await Promise.all([
+      pool.score(completions.map((completion) => ({ corrupted, gold, completion, config }))),
+      pool.score(completions.map((completion) => ({ corrupted, gold, completion, config: plusCc }))),
+    ]);
+    const scores = (results: typeof fullResults) =>
+      results.map((r) => {
+        if (!r.ok || r.score.reward === null) throw new Error("expected a scored rollout");
+        return r.score;
+      });
+    const full = scores(fullResults);
+    const withCc = scores(ccResults);
+    expect(full.map((s) => s.components?.addedCc)).toEqual([0, 5, -1]);
+    expect(withCc.map((s) => s.components)).toEqual(full.map((s) => s.components));
+    // The gold repair and the simpler one (complexity removed is not rewarded) score exactly as `full`.
+    expect(withCc[0]?.reward).toBe(full[0]?.reward);
+    expect(withCc[2]?.reward).toBe(full[2]?.reward);
+    // The guarded one pays λcc per unit of added complexity.
+    expect(withCc[1]?.reward).toBeCloseTo((full[1]?.reward as number) - lambdaCc * 5, 12);
+    expect(withCc[1]?.reward).toBeLessThan(full[1]?.reward as number);
+  });
+});

@@ -2,7 +2,6 @@
  * Bearer-token auth and TLS over a real server and client. The TLS certificate is a throwaway
  * self-signed one made with the system's openssl for this test run.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import {
   callError,
   ReversingFakeScorer,
   scoreBatch,
+  selfSignedCertificate,
   startTestServer,
   stopTestServer,
   storedRollout,
@@ -98,31 +98,7 @@ describe("TLS", () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "minedit-tls-"));
-    certFile = join(dir, "cert.pem");
-    keyFile = join(dir, "key.pem");
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        keyFile,
-        "-out",
-        certFile,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      ],
-      { stdio: "ignore" },
-    );
+    ({ certFile, keyFile } = selfSignedCertificate(dir));
   });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });

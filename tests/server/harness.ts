@@ -3,6 +3,8 @@
  * the same protobuf-es service definitions, and clearly named FAKE scorers. The fakes stand in for the
  * engine only here, where the server layer is under test; the real scorer is tested on its own.
  */
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "@bufbuild/protobuf";
 import {
@@ -260,4 +262,37 @@ export function storedRollout(
   taskId = "t1",
 ): Rollout {
   return create(RolloutSchema, { id, completion, taskRef: { case: "taskId", value: taskId } });
+}
+
+/**
+ * A throwaway self-signed certificate for 127.0.0.1 / localhost, made with the system's openssl in
+ * `dir`: `cert.pem` (also the CA a client trusts) and `key.pem`.
+ */
+export function selfSignedCertificate(dir: string): { certFile: string; keyFile: string } {
+  const certFile = join(dir, "cert.pem");
+  const keyFile = join(dir, "key.pem");
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    ],
+    { stdio: "ignore" },
+  );
+  return { certFile, keyFile };
 }

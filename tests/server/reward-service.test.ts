@@ -1,11 +1,14 @@
 /**
  * RewardService over a real grpc-js server and client (127.0.0.1:0): round trips, ordering, request
  * validation, error statuses, deadlines and cancellation. Scorers here are FAKES (see harness.ts): the
- * server layer is under test, the real scorer is tested elsewhere.
+ * server layer is under test, the real scorer is tested elsewhere — except the last block, which checks
+ * that `added_cc` reaches the client from the real metrics scorer (worker pool, no sandbox).
  */
+import { spawnSync } from "node:child_process";
 import { create } from "@bufbuild/protobuf";
 import { type Metadata, type MethodDefinition, status } from "@grpc/grpc-js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config.js";
 import { ErrorCode, isMineditError, MineditError } from "../../src/errors.js";
 import {
   DistanceScope,
@@ -17,8 +20,11 @@ import {
   type ScoreStreamResponse,
   Verdict,
 } from "../../src/gen/minedit/v1/reward_pb.js";
+import { ExecutingRolloutScorer } from "../../src/server/rollout-scorer.js";
 import type { RolloutInput, RolloutOutput } from "../../src/server/scorer.js";
 import { startServer } from "../../src/server/server.js";
+import { TaskStore } from "../../src/server/task-store.js";
+import { MetricsPool } from "../../src/workers/metrics-pool.js";
 import {
   callError,
   collect,
@@ -258,7 +264,7 @@ describe("ScoreBatch", () => {
       [storedRollout("a"), storedRollout("b"), create(RolloutSchema, { id: "c", completion: "x" })],
       undefined,
       "rollouts[2]",
-      "rollouts[2]: either task_id or task is required",
+      "rollouts[2]: one of task_id, task or lint_task is required",
     ],
     [
       "empty task_id",
@@ -605,5 +611,75 @@ describe("ScoreStream", () => {
     expect((await callError(timedOutcome)).code).toBe(status.DEADLINE_EXCEEDED);
     const lateReason = await late.aborted.promise;
     expect(isMineditError(lateReason) && lateReason.code).toBe(ErrorCode.DeadlineExceeded);
+  });
+});
+
+describe("added_cc in ScoreBatch components", () => {
+  it("is sent whenever the scorer computed it, 0 and negative values included", async () => {
+    /** FAKE scorer: the reversing fake with added complexity −1, 0 and 1 for rollouts c0, c1, c2. */
+    class AddedCcFakeScorer extends ReversingFakeScorer {
+      override async *score(...args: Parameters<ReversingFakeScorer["score"]>): AsyncIterable<RolloutOutput> {
+        for await (const out of super.score(...args)) {
+          const addedCc = Number(out.id.slice(1)) - 1;
+          yield { ...out, components: out.components && { ...out.components, addedCc } };
+        }
+      }
+    }
+    t = await startTestServer(new AddedCcFakeScorer());
+    const response = await scoreBatch(t.client, {
+      rollouts: [storedRollout("c0"), storedRollout("c1"), storedRollout("c2")],
+    });
+    expect(response.results.map((r) => r.components?.addedCc)).toEqual([-1, 0, 1]);
+  });
+
+  describe("from the real metrics scorer", () => {
+    let pool: MetricsPool | undefined;
+    beforeAll(() => {
+      // The pool runs the BUILT worker: build first, as the other pool tests do.
+      const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
+      if (build.status !== 0) throw new Error("build failed");
+      pool = new MetricsPool(1);
+    }, 300_000);
+    afterAll(async () => {
+      await pool?.close();
+    });
+
+    it("CC(M) − CC(G) reaches the client, and EDIT_PLUS_CC subtracts λcc·max(0, added_cc)", async () => {
+      const config = parseConfig({});
+      const { wallTimeMs, memoryBytes, maxProcesses, maxFileBytes, maxOutputBytes } = config.sandbox;
+      const scorer = new ExecutingRolloutScorer({
+        pool: pool as MetricsPool,
+        sandbox: null, // metrics only: a program that parses passes
+        tasks: TaskStore.fromTasks([]),
+        reward: config.reward,
+        limits: { wallTimeMs, memoryBytes, maxProcesses, maxFileBytes, maxOutputBytes },
+        executionConcurrency: 1,
+      });
+      t = await startTestServer(scorer);
+      const gold = "def f(x):\n    return abs(x)\n";
+      const task = {
+        corrupted: "def f(x):\n    return x\n",
+        gold,
+        tests: { style: { case: "assert" as const, value: { code: "def check(c): assert c(-1) == 1" } } },
+        entryPoint: "f",
+      };
+      // CC(G) = 0; the rewrite adds `if x < 0:` (+1) and its `else:` (+1): added_cc = 2.
+      const rewrite = "def f(x):\n    if x < 0:\n        return -x\n    else:\n        return x\n";
+      const rollouts = [
+        { id: "gold", completion: gold, taskRef: { case: "task" as const, value: task } },
+        { id: "rewrite", completion: rewrite, taskRef: { case: "task" as const, value: task } },
+      ];
+      const full = await scoreBatch(t.client, { rollouts });
+      const withCc = await scoreBatch(t.client, {
+        rollouts,
+        rewardOverride: { variant: RewardVariant.EDIT_PLUS_CC, lambdaCc: 0.25 },
+      });
+      expect(full.results.map((r) => r.components?.addedCc)).toEqual([0, 2]);
+      expect(withCc.results.map((r) => r.components?.addedCc)).toEqual([0, 2]);
+      const [fullGold, fullRewrite] = full.results;
+      const [ccGold, ccRewrite] = withCc.results;
+      expect(ccGold?.reward).toBe(fullGold?.reward);
+      expect(ccRewrite?.reward).toBeCloseTo((fullRewrite?.reward as number) - 0.25 * 2, 12);
+    });
   });
 });

@@ -32,6 +32,7 @@ describe("parseConfig defaults", () => {
         lambdaCc: 0.0,
         failureReward: -0.2,
         scope: "program",
+        lint: { lambdaExec: 0.1, lambdaFix: 1.0, lambdaEdit: 0.25 },
       },
       pool: { threads: availableParallelism() },
       server: {
@@ -47,6 +48,7 @@ describe("parseConfig defaults", () => {
         maxProcesses: 64,
         maxFileBytes: 16 * 1024 * 1024,
         maxOutputBytes: 1024 * 1024,
+        warmInterpreters: true,
         executionConcurrency: availableParallelism(),
       },
       tasks: { files: [] },
@@ -71,6 +73,7 @@ describe("parseConfig defaults", () => {
       lambdaCc: 0.05,
       failureReward: -0.2,
       scope: "program",
+      lint: { lambdaExec: 0.1, lambdaFix: 1.0, lambdaEdit: 0.25 },
     });
     expect(config.pool.threads).toBe(3);
   });

@@ -107,8 +107,8 @@ describe("computeReward: the full reward with the paper's defaults", () => {
 describe("computeReward: failures and infrastructure errors", () => {
   const failing = VERDICTS.filter((v) => v !== "PASSED" && v !== "INFRA_ERROR");
 
-  it("lists the eight verdicts", () => {
-    expect(VERDICTS).toHaveLength(8);
+  it("lists the nine verdicts", () => {
+    expect(VERDICTS).toHaveLength(9);
     expect(failing).toEqual([
       "FAILED_TESTS",
       "UNPARSABLE",
@@ -116,6 +116,7 @@ describe("computeReward: failures and infrastructure errors", () => {
       "TIMEOUT",
       "MEMORY_LIMIT",
       "RUNTIME_ERROR",
+      "COMPILE_ERROR",
     ]);
   });
 

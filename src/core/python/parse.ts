@@ -1,6 +1,10 @@
 /**
  * `parsePython(source)` = CPython 3.11's `ast.parse(source)`, built from tree-sitter-python's tree.
  * Throws `PySyntaxError` for source that CPython 3.11 rejects.
+ *
+ * `inspect`, when given, is called with the root of that tree once the program has been accepted and
+ * converted, before the tree is freed: a caller that needs more from the same parse (cognitive
+ * complexity) gets it without parsing twice. The node must not be kept after `inspect` returns.
  */
 import type { Node } from "web-tree-sitter";
 import type { Module } from "./ast.js";
@@ -9,7 +13,7 @@ import { pythonParser } from "./grammar.js";
 import { PySyntaxError } from "./syntax-error.js";
 import { pythonTokens, TokenizeError } from "./tokenize.js";
 
-export function parsePython(text: string): Module {
+export function parsePython(text: string, inspect?: (root: Node) => void): Module {
   // CPython's tokenizer reads with universal newlines, even inside string literals.
   const source = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
   if (source.includes("\u0000"))
@@ -34,7 +38,9 @@ export function parsePython(text: string): Module {
       const where = bad === null ? "" : ` at line ${bad.startPosition.row + 1}`;
       throw new PySyntaxError(`invalid syntax${where}`, bad?.startIndex);
     }
-    return { type: "Module", body: convertBlock(root) };
+    const module: Module = { type: "Module", body: convertBlock(root) };
+    inspect?.(root);
+    return module;
   } finally {
     tree.delete();
   }

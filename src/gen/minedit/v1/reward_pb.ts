@@ -10,6 +10,11 @@
 //   PASSED, variant FULL                              ->  lambda_exec - lambda_edit * e (defaults 0.1, 1.0)
 //   INFRA_ERROR                                       ->  no reward at all (mask the sample)
 //
+// Lint tasks (SPEC §5: keep a working file A working while removing its linter alerts), with
+// net = (fixed - new) / max(1, |alerts of A|) and d = token edit distance between A and the revision:
+//   failure (tests fail, compile error, ...)          ->  failure_reward (default -0.2)
+//   PASSED                                            ->  0.1 + 1.0 * clip(net, -1, 1) - 0.25 * d (defaults)
+//
 // Errors: a malformed request fails the whole call with INVALID_ARGUMENT and a message naming the
 // offending field (`rollouts[3].completion: required`); an unknown task id fails with NOT_FOUND; a batch
 // over the server's limit fails with RESOURCE_EXHAUSTED; a missing or wrong bearer token (when the server
@@ -34,7 +39,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file minedit/v1/reward.proto.
  */
 export const file_minedit_v1_reward: GenFile = /*@__PURE__*/
-  fileDesc("ChdtaW5lZGl0L3YxL3Jld2FyZC5wcm90bxIKbWluZWRpdC52MSJvChFTY29yZUJhdGNoUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKElNjb3JlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0InAKElNjb3JlU3RyZWFtUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKE1Njb3JlU3RyZWFtUmVzcG9uc2USKQoGcmVzdWx0GAEgASgLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0IpABCgdSb2xsb3V0EgoKAmlkGAEgASgJEhcKCmNvbXBsZXRpb24YAiABKAlIAYgBARIRCgd0YXNrX2lkGAMgASgJSAASIAoEdGFzaxgEIAEoCzIQLm1pbmVkaXQudjEuVGFza0gAEhAKCGdyb3VwX2lkGAUgASgJQgoKCHRhc2tfcmVmQg0KC19jb21wbGV0aW9uIl4KBFRhc2sSEQoJY29ycnVwdGVkGAEgASgJEgwKBGdvbGQYAiABKAkSIAoFdGVzdHMYAyABKAsyES5taW5lZGl0LnYxLlRlc3RzEhMKC2VudHJ5X3BvaW50GAQgASgJIpMBCgVUZXN0cxItCgh1bml0dGVzdBgBIAEoCzIZLm1pbmVkaXQudjEuVW5pdHRlc3RUZXN0c0gAEikKBmFzc2VydBgCIAEoCzIXLm1pbmVkaXQudjEuQXNzZXJ0VGVzdHNIABInCgVzdGRpbxgDIAEoCzIWLm1pbmVkaXQudjEuU3RkaW9UZXN0c0gAQgcKBXN0eWxlIh0KDVVuaXR0ZXN0VGVzdHMSDAoEY29kZRgBIAEoCSIbCgtBc3NlcnRUZXN0cxIMCgRjb2RlGAEgASgJImQKClN0ZGlvVGVzdHMSJAoFY2FzZXMYASADKAsyFS5taW5lZGl0LnYxLlN0ZGlvQ2FzZRIcCg9mbG9hdF90b2xlcmFuY2UYAiABKAFIAIgBAUISChBfZmxvYXRfdG9sZXJhbmNlIioKCVN0ZGlvQ2FzZRINCgVpbnB1dBgBIAEoCRIOCgZvdXRwdXQYAiABKAkisAIKDlJld2FyZE92ZXJyaWRlEi8KB3ZhcmlhbnQYASABKA4yGS5taW5lZGl0LnYxLlJld2FyZFZhcmlhbnRIAIgBARIYCgtsYW1iZGFfZXhlYxgCIAEoAUgBiAEBEhgKC2xhbWJkYV9lZGl0GAMgASgBSAKIAQESFgoJbGFtYmRhX2NjGAQgASgBSAOIAQESGwoOZmFpbHVyZV9yZXdhcmQYBSABKAFIBIgBARItCgVzY29wZRgGIAEoDjIZLm1pbmVkaXQudjEuRGlzdGFuY2VTY29wZUgFiAEBQgoKCF92YXJpYW50Qg4KDF9sYW1iZGFfZXhlY0IOCgxfbGFtYmRhX2VkaXRCDAoKX2xhbWJkYV9jY0IRCg9fZmFpbHVyZV9yZXdhcmRCCAoGX3Njb3BlImcKEFJld2FyZENvbXBvbmVudHMSDwoHZF9tb2RlbBgBIAEoARIOCgZkX2dvbGQYAiABKAESDgoGZXhjZXNzGAMgASgBEhUKCGFkZGVkX2NjGAQgASgBSACIAQFCCwoJX2FkZGVkX2NjIlcKB1RpbWluZ3MSEAoIcXVldWVfbXMYASABKAESEgoKbWV0cmljc19tcxgCIAEoARIUCgxleGVjdXRpb25fbXMYAyABKAESEAoIdG90YWxfbXMYBCABKAEirgIKDVJvbGxvdXRSZXN1bHQSCgoCaWQYASABKAkSEwoGcmV3YXJkGAIgASgBSACIAQESJAoHdmVyZGljdBgDIAEoDjITLm1pbmVkaXQudjEuVmVyZGljdBIwCgpjb21wb25lbnRzGAQgASgLMhwubWluZWRpdC52MS5SZXdhcmRDb21wb25lbnRzEhQKDHRlc3RzX3Bhc3NlZBgFIAEoDRITCgt0ZXN0c190b3RhbBgGIAEoDRIkCgd0aW1pbmdzGAcgASgLMhMubWluZWRpdC52MS5UaW1pbmdzEg4KBmNhY2hlZBgIIAEoCBIOCgZkZXRhaWwYCSABKAkSFgoOcmV3YXJkX3ZlcnNpb24YCiABKAkSEAoIZ3JvdXBfaWQYCyABKAlCCQoHX3Jld2FyZCqsAQoNUmV3YXJkVmFyaWFudBIeChpSRVdBUkRfVkFSSUFOVF9VTlNQRUNJRklFRBAAEhcKE1JFV0FSRF9WQVJJQU5UX0ZVTEwQARIjCh9SRVdBUkRfVkFSSUFOVF9DT1JSRUNUTkVTU19PTkxZEAISHAoYUkVXQVJEX1ZBUklBTlRfRURJVF9PTkxZEAMSHwobUkVXQVJEX1ZBUklBTlRfRURJVF9QTFVTX0NDEAQqbQoNRGlzdGFuY2VTY29wZRIeChpESVNUQU5DRV9TQ09QRV9VTlNQRUNJRklFRBAAEhoKFkRJU1RBTkNFX1NDT1BFX1BST0dSQU0QARIgChxESVNUQU5DRV9TQ09QRV9GVU5DVElPTl9CT0RZEAIq4AEKB1ZlcmRpY3QSFwoTVkVSRElDVF9VTlNQRUNJRklFRBAAEhIKDlZFUkRJQ1RfUEFTU0VEEAESGAoUVkVSRElDVF9GQUlMRURfVEVTVFMQAhIWChJWRVJESUNUX1VOUEFSU0FCTEUQAxITCg9WRVJESUNUX05PX0NPREUQBBITCg9WRVJESUNUX1RJTUVPVVQQBRIYChRWRVJESUNUX01FTU9SWV9MSU1JVBAGEhkKFVZFUkRJQ1RfUlVOVElNRV9FUlJPUhAHEhcKE1ZFUkRJQ1RfSU5GUkFfRVJST1IQCDKwAQoNUmV3YXJkU2VydmljZRJLCgpTY29yZUJhdGNoEh0ubWluZWRpdC52MS5TY29yZUJhdGNoUmVxdWVzdBoeLm1pbmVkaXQudjEuU2NvcmVCYXRjaFJlc3BvbnNlElIKC1Njb3JlU3RyZWFtEh4ubWluZWRpdC52MS5TY29yZVN0cmVhbVJlcXVlc3QaHy5taW5lZGl0LnYxLlNjb3JlU3RyZWFtUmVzcG9uc2UoATABYgZwcm90bzM");
+  fileDesc("ChdtaW5lZGl0L3YxL3Jld2FyZC5wcm90bxIKbWluZWRpdC52MSJvChFTY29yZUJhdGNoUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKElNjb3JlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0InAKElNjb3JlU3RyZWFtUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKE1Njb3JlU3RyZWFtUmVzcG9uc2USKQoGcmVzdWx0GAEgASgLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0IrsBCgdSb2xsb3V0EgoKAmlkGAEgASgJEhcKCmNvbXBsZXRpb24YAiABKAlIAYgBARIRCgd0YXNrX2lkGAMgASgJSAASIAoEdGFzaxgEIAEoCzIQLm1pbmVkaXQudjEuVGFza0gAEikKCWxpbnRfdGFzaxgGIAEoCzIULm1pbmVkaXQudjEuTGludFRhc2tIABIQCghncm91cF9pZBgFIAEoCUIKCgh0YXNrX3JlZkINCgtfY29tcGxldGlvbiJeCgRUYXNrEhEKCWNvcnJ1cHRlZBgBIAEoCRIMCgRnb2xkGAIgASgJEiAKBXRlc3RzGAMgASgLMhEubWluZWRpdC52MS5UZXN0cxITCgtlbnRyeV9wb2ludBgEIAEoCSJ/CghMaW50VGFzaxIqCghsYW5ndWFnZRgBIAEoDjIYLm1pbmVkaXQudjEuTGludExhbmd1YWdlEhAKCG9yaWdpbmFsGAIgASgJEiAKBXRlc3RzGAMgASgLMhEubWluZWRpdC52MS5UZXN0cxITCgtlbnRyeV9wb2ludBgEIAEoCSKTAQoFVGVzdHMSLQoIdW5pdHRlc3QYASABKAsyGS5taW5lZGl0LnYxLlVuaXR0ZXN0VGVzdHNIABIpCgZhc3NlcnQYAiABKAsyFy5taW5lZGl0LnYxLkFzc2VydFRlc3RzSAASJwoFc3RkaW8YAyABKAsyFi5taW5lZGl0LnYxLlN0ZGlvVGVzdHNIAEIHCgVzdHlsZSIdCg1Vbml0dGVzdFRlc3RzEgwKBGNvZGUYASABKAkiGwoLQXNzZXJ0VGVzdHMSDAoEY29kZRgBIAEoCSJkCgpTdGRpb1Rlc3RzEiQKBWNhc2VzGAEgAygLMhUubWluZWRpdC52MS5TdGRpb0Nhc2USHAoPZmxvYXRfdG9sZXJhbmNlGAIgASgBSACIAQFCEgoQX2Zsb2F0X3RvbGVyYW5jZSIqCglTdGRpb0Nhc2USDQoFaW5wdXQYASABKAkSDgoGb3V0cHV0GAIgASgJIrACCg5SZXdhcmRPdmVycmlkZRIvCgd2YXJpYW50GAEgASgOMhkubWluZWRpdC52MS5SZXdhcmRWYXJpYW50SACIAQESGAoLbGFtYmRhX2V4ZWMYAiABKAFIAYgBARIYCgtsYW1iZGFfZWRpdBgDIAEoAUgCiAEBEhYKCWxhbWJkYV9jYxgEIAEoAUgDiAEBEhsKDmZhaWx1cmVfcmV3YXJkGAUgASgBSASIAQESLQoFc2NvcGUYBiABKA4yGS5taW5lZGl0LnYxLkRpc3RhbmNlU2NvcGVIBYgBAUIKCghfdmFyaWFudEIOCgxfbGFtYmRhX2V4ZWNCDgoMX2xhbWJkYV9lZGl0QgwKCl9sYW1iZGFfY2NCEQoPX2ZhaWx1cmVfcmV3YXJkQggKBl9zY29wZSJnChBSZXdhcmRDb21wb25lbnRzEg8KB2RfbW9kZWwYASABKAESDgoGZF9nb2xkGAIgASgBEg4KBmV4Y2VzcxgDIAEoARIVCghhZGRlZF9jYxgEIAEoAUgAiAEBQgsKCV9hZGRlZF9jYyJwCg5MaW50Q29tcG9uZW50cxIXCg9hbGVydHNfb3JpZ2luYWwYASABKA0SFAoMYWxlcnRzX2ZpeGVkGAIgASgNEhIKCmFsZXJ0c19uZXcYAyABKA0SDgoGZF9lZGl0GAQgASgBEgsKA25ldBgFIAEoASJXCgdUaW1pbmdzEhAKCHF1ZXVlX21zGAEgASgBEhIKCm1ldHJpY3NfbXMYAiABKAESFAoMZXhlY3V0aW9uX21zGAMgASgBEhAKCHRvdGFsX21zGAQgASgBIuMCCg1Sb2xsb3V0UmVzdWx0EgoKAmlkGAEgASgJEhMKBnJld2FyZBgCIAEoAUgAiAEBEiQKB3ZlcmRpY3QYAyABKA4yEy5taW5lZGl0LnYxLlZlcmRpY3QSMAoKY29tcG9uZW50cxgEIAEoCzIcLm1pbmVkaXQudjEuUmV3YXJkQ29tcG9uZW50cxIUCgx0ZXN0c19wYXNzZWQYBSABKA0SEwoLdGVzdHNfdG90YWwYBiABKA0SJAoHdGltaW5ncxgHIAEoCzITLm1pbmVkaXQudjEuVGltaW5ncxIOCgZjYWNoZWQYCCABKAgSDgoGZGV0YWlsGAkgASgJEhYKDnJld2FyZF92ZXJzaW9uGAogASgJEhAKCGdyb3VwX2lkGAsgASgJEjMKD2xpbnRfY29tcG9uZW50cxgMIAEoCzIaLm1pbmVkaXQudjEuTGludENvbXBvbmVudHNCCQoHX3Jld2FyZCp2CgxMaW50TGFuZ3VhZ2USHQoZTElOVF9MQU5HVUFHRV9VTlNQRUNJRklFRBAAEhgKFExJTlRfTEFOR1VBR0VfUFlUSE9OEAESFQoRTElOVF9MQU5HVUFHRV9DUFAQAhIWChJMSU5UX0xBTkdVQUdFX0pBVkEQAyqsAQoNUmV3YXJkVmFyaWFudBIeChpSRVdBUkRfVkFSSUFOVF9VTlNQRUNJRklFRBAAEhcKE1JFV0FSRF9WQVJJQU5UX0ZVTEwQARIjCh9SRVdBUkRfVkFSSUFOVF9DT1JSRUNUTkVTU19PTkxZEAISHAoYUkVXQVJEX1ZBUklBTlRfRURJVF9PTkxZEAMSHwobUkVXQVJEX1ZBUklBTlRfRURJVF9QTFVTX0NDEAQqbQoNRGlzdGFuY2VTY29wZRIeChpESVNUQU5DRV9TQ09QRV9VTlNQRUNJRklFRBAAEhoKFkRJU1RBTkNFX1NDT1BFX1BST0dSQU0QARIgChxESVNUQU5DRV9TQ09QRV9GVU5DVElPTl9CT0RZEAIq+wEKB1ZlcmRpY3QSFwoTVkVSRElDVF9VTlNQRUNJRklFRBAAEhIKDlZFUkRJQ1RfUEFTU0VEEAESGAoUVkVSRElDVF9GQUlMRURfVEVTVFMQAhIWChJWRVJESUNUX1VOUEFSU0FCTEUQAxITCg9WRVJESUNUX05PX0NPREUQBBITCg9WRVJESUNUX1RJTUVPVVQQBRIYChRWRVJESUNUX01FTU9SWV9MSU1JVBAGEhkKFVZFUkRJQ1RfUlVOVElNRV9FUlJPUhAHEhcKE1ZFUkRJQ1RfSU5GUkFfRVJST1IQCBIZChVWRVJESUNUX0NPTVBJTEVfRVJST1IQCTKwAQoNUmV3YXJkU2VydmljZRJLCgpTY29yZUJhdGNoEh0ubWluZWRpdC52MS5TY29yZUJhdGNoUmVxdWVzdBoeLm1pbmVkaXQudjEuU2NvcmVCYXRjaFJlc3BvbnNlElIKC1Njb3JlU3RyZWFtEh4ubWluZWRpdC52MS5TY29yZVN0cmVhbVJlcXVlc3QaHy5taW5lZGl0LnYxLlNjb3JlU3RyZWFtUmVzcG9uc2UoATABYgZwcm90bzM");
 
 /**
  * @generated from message minedit.v1.ScoreBatchRequest
@@ -174,6 +179,15 @@ export type Rollout = Message<"minedit.v1.Rollout"> & {
      */
     value: Task;
     case: "task";
+  } | {
+    /**
+     * A lint task itself (SPEC §5), for lint tasks the server does not store. A stored lint task is
+     * named by `task_id` like any other.
+     *
+     * @generated from field: minedit.v1.LintTask lint_task = 6;
+     */
+    value: LintTask;
+    case: "lintTask";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -237,6 +251,51 @@ export const TaskSchema: GenMessage<Task> = /*@__PURE__*/
   messageDesc(file_minedit_v1_reward, 5);
 
 /**
+ * A lint-refactoring task given inline (SPEC §5): the model is asked to revise `original` (A) so that
+ * it keeps passing `tests` with fewer linter alerts. The server runs its own pinned analyzer on A and on
+ * the revision, so both sides of the comparison come from one tool version and rule configuration.
+ *
+ * @generated from message minedit.v1.LintTask
+ */
+export type LintTask = Message<"minedit.v1.LintTask"> & {
+  /**
+   * The language of A; decides the tests runner, the analyzer (Pylint, clang-tidy, PMD) and the
+   * tokenizer of the edit distance. Required.
+   *
+   * @generated from field: minedit.v1.LintLanguage language = 1;
+   */
+  language: LintLanguage;
+
+  /**
+   * The original file A (source text). Required (non-empty).
+   *
+   * @generated from field: string original = 2;
+   */
+  original: string;
+
+  /**
+   * The tests a revision must pass. C++ and Java: stdio only. Python: any style. Required.
+   *
+   * @generated from field: minedit.v1.Tests tests = 3;
+   */
+  tests?: Tests | undefined;
+
+  /**
+   * Python assert-style tests: the function handed to `check()`. Empty otherwise.
+   *
+   * @generated from field: string entry_point = 4;
+   */
+  entryPoint: string;
+};
+
+/**
+ * Describes the message minedit.v1.LintTask.
+ * Use `create(LintTaskSchema)` to create a new message.
+ */
+export const LintTaskSchema: GenMessage<LintTask> = /*@__PURE__*/
+  messageDesc(file_minedit_v1_reward, 6);
+
+/**
  * The tests of a task, in one of the styles of SPEC §2.6. Exactly one style is required.
  *
  * @generated from message minedit.v1.Tests
@@ -278,7 +337,7 @@ export type Tests = Message<"minedit.v1.Tests"> & {
  * Use `create(TestsSchema)` to create a new message.
  */
 export const TestsSchema: GenMessage<Tests> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 6);
+  messageDesc(file_minedit_v1_reward, 7);
 
 /**
  * @generated from message minedit.v1.UnittestTests
@@ -297,7 +356,7 @@ export type UnittestTests = Message<"minedit.v1.UnittestTests"> & {
  * Use `create(UnittestTestsSchema)` to create a new message.
  */
 export const UnittestTestsSchema: GenMessage<UnittestTests> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 7);
+  messageDesc(file_minedit_v1_reward, 8);
 
 /**
  * @generated from message minedit.v1.AssertTests
@@ -316,7 +375,7 @@ export type AssertTests = Message<"minedit.v1.AssertTests"> & {
  * Use `create(AssertTestsSchema)` to create a new message.
  */
 export const AssertTestsSchema: GenMessage<AssertTests> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 8);
+  messageDesc(file_minedit_v1_reward, 9);
 
 /**
  * @generated from message minedit.v1.StdioTests
@@ -345,7 +404,7 @@ export type StdioTests = Message<"minedit.v1.StdioTests"> & {
  * Use `create(StdioTestsSchema)` to create a new message.
  */
 export const StdioTestsSchema: GenMessage<StdioTests> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 9);
+  messageDesc(file_minedit_v1_reward, 10);
 
 /**
  * @generated from message minedit.v1.StdioCase
@@ -371,7 +430,7 @@ export type StdioCase = Message<"minedit.v1.StdioCase"> & {
  * Use `create(StdioCaseSchema)` to create a new message.
  */
 export const StdioCaseSchema: GenMessage<StdioCase> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 10);
+  messageDesc(file_minedit_v1_reward, 11);
 
 /**
  * A per-request override of the server's reward configuration. Every field is optional: an unset field
@@ -430,7 +489,7 @@ export type RewardOverride = Message<"minedit.v1.RewardOverride"> & {
  * Use `create(RewardOverrideSchema)` to create a new message.
  */
 export const RewardOverrideSchema: GenMessage<RewardOverride> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 11);
+  messageDesc(file_minedit_v1_reward, 12);
 
 /**
  * The distances behind a reward (SPEC §2.3). Distances are normalized token Levenshtein distances in
@@ -475,7 +534,57 @@ export type RewardComponents = Message<"minedit.v1.RewardComponents"> & {
  * Use `create(RewardComponentsSchema)` to create a new message.
  */
 export const RewardComponentsSchema: GenMessage<RewardComponents> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 12);
+  messageDesc(file_minedit_v1_reward, 13);
+
+/**
+ * The counts and distance behind a lint reward (SPEC §5). Alerts are matched as multisets of (rule id,
+ * sanitized message), never by line.
+ *
+ * @generated from message minedit.v1.LintComponents
+ */
+export type LintComponents = Message<"minedit.v1.LintComponents"> & {
+  /**
+   * Alerts of the original file A.
+   *
+   * @generated from field: uint32 alerts_original = 1;
+   */
+  alertsOriginal: number;
+
+  /**
+   * Alerts of A that the revision no longer has.
+   *
+   * @generated from field: uint32 alerts_fixed = 2;
+   */
+  alertsFixed: number;
+
+  /**
+   * Alerts of the revision that A did not have.
+   *
+   * @generated from field: uint32 alerts_new = 3;
+   */
+  alertsNew: number;
+
+  /**
+   * Normalized token Levenshtein distance between A and the revision, in [0, 1].
+   *
+   * @generated from field: double d_edit = 4;
+   */
+  dEdit: number;
+
+  /**
+   * (alerts_fixed - alerts_new) / max(1, alerts_original), unclipped (the reward clips it to [-1, 1]).
+   *
+   * @generated from field: double net = 5;
+   */
+  net: number;
+};
+
+/**
+ * Describes the message minedit.v1.LintComponents.
+ * Use `create(LintComponentsSchema)` to create a new message.
+ */
+export const LintComponentsSchema: GenMessage<LintComponents> = /*@__PURE__*/
+  messageDesc(file_minedit_v1_reward, 14);
 
 /**
  * Where the time of one rollout went, in milliseconds of wall-clock time.
@@ -517,7 +626,7 @@ export type Timings = Message<"minedit.v1.Timings"> & {
  * Use `create(TimingsSchema)` to create a new message.
  */
 export const TimingsSchema: GenMessage<Timings> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 13);
+  messageDesc(file_minedit_v1_reward, 15);
 
 /**
  * @generated from message minedit.v1.RolloutResult
@@ -546,7 +655,8 @@ export type RolloutResult = Message<"minedit.v1.RolloutResult"> & {
   verdict: Verdict;
 
   /**
-   * The distances behind the reward. Absent when they were not computed (e.g. NO_CODE, UNPARSABLE).
+   * The distances behind the reward. Absent when they were not computed (e.g. NO_CODE, UNPARSABLE),
+   * and for lint tasks (see `lint_components`).
    *
    * @generated from field: minedit.v1.RewardComponents components = 4;
    */
@@ -602,6 +712,14 @@ export type RolloutResult = Message<"minedit.v1.RolloutResult"> & {
    * @generated from field: string group_id = 11;
    */
   groupId: string;
+
+  /**
+   * Lint tasks only: the alert counts and edit distance behind the reward. Present when the revision
+   * passed its tests and was analyzed; absent for repair tasks and for failing lint rollouts.
+   *
+   * @generated from field: minedit.v1.LintComponents lint_components = 12;
+   */
+  lintComponents?: LintComponents | undefined;
 };
 
 /**
@@ -609,7 +727,44 @@ export type RolloutResult = Message<"minedit.v1.RolloutResult"> & {
  * Use `create(RolloutResultSchema)` to create a new message.
  */
 export const RolloutResultSchema: GenMessage<RolloutResult> = /*@__PURE__*/
-  messageDesc(file_minedit_v1_reward, 14);
+  messageDesc(file_minedit_v1_reward, 16);
+
+/**
+ * @generated from enum minedit.v1.LintLanguage
+ */
+export enum LintLanguage {
+  /**
+   * @generated from enum value: LINT_LANGUAGE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Python 3.11, analyzed by Pylint.
+   *
+   * @generated from enum value: LINT_LANGUAGE_PYTHON = 1;
+   */
+  PYTHON = 1,
+
+  /**
+   * C++17 (g++), analyzed by clang-tidy.
+   *
+   * @generated from enum value: LINT_LANGUAGE_CPP = 2;
+   */
+  CPP = 2,
+
+  /**
+   * Java (javac/java), analyzed by PMD.
+   *
+   * @generated from enum value: LINT_LANGUAGE_JAVA = 3;
+   */
+  JAVA = 3,
+}
+
+/**
+ * Describes the enum minedit.v1.LintLanguage.
+ */
+export const LintLanguageSchema: GenEnum<LintLanguage> = /*@__PURE__*/
+  enumDesc(file_minedit_v1_reward, 0);
 
 /**
  * The reward variant (the over-editing paper's reward ablation, SPEC §2.4). Applies to PASSED rollouts
@@ -658,7 +813,7 @@ export enum RewardVariant {
  * Describes the enum minedit.v1.RewardVariant.
  */
 export const RewardVariantSchema: GenEnum<RewardVariant> = /*@__PURE__*/
-  enumDesc(file_minedit_v1_reward, 0);
+  enumDesc(file_minedit_v1_reward, 1);
 
 /**
  * What the edit distance compares (SPEC §2.3).
@@ -692,7 +847,7 @@ export enum DistanceScope {
  * Describes the enum minedit.v1.DistanceScope.
  */
 export const DistanceScopeSchema: GenEnum<DistanceScope> = /*@__PURE__*/
-  enumDesc(file_minedit_v1_reward, 1);
+  enumDesc(file_minedit_v1_reward, 2);
 
 /**
  * The outcome of running one rollout. Everything except PASSED and INFRA_ERROR is the candidate's
@@ -765,13 +920,20 @@ export enum Verdict {
    * @generated from enum value: VERDICT_INFRA_ERROR = 8;
    */
   INFRA_ERROR = 8,
+
+  /**
+   * The C++ or Java program did not compile (lint tasks); `detail` has the compiler's first error.
+   *
+   * @generated from enum value: VERDICT_COMPILE_ERROR = 9;
+   */
+  COMPILE_ERROR = 9,
 }
 
 /**
  * Describes the enum minedit.v1.Verdict.
  */
 export const VerdictSchema: GenEnum<Verdict> = /*@__PURE__*/
-  enumDesc(file_minedit_v1_reward, 2);
+  enumDesc(file_minedit_v1_reward, 3);
 
 /**
  * Scores rollouts. Both methods score the same way; they differ only in how results are delivered.
