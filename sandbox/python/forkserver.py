@@ -12,7 +12,7 @@ is bwrap):  python3 -s -c <this source> MODULES OUT_FD ERR_FD
     OUT_FD, ERR_FD  pipes to the server: every program's stdout and stderr, written there directly by
              the program (not relayed: a program that kills this process cannot take back what it wrote,
              e.g. the harness's `ready` record, which decides between a failure and an infrastructure error).
-    /tmp/harness.py  the test harness; loaded (not run) for its _run_as_main, then deleted.
+    /tmp/harness.py  the test harness; loaded (not run) for its _run_as_main and _write_some, then deleted.
 
 Control channel: requests on fd 0, replies on fd 1, both moved to private fds at start (0 and 1 then
 point at /dev/null, so nothing reaches the channel by accident). A frame is 1 byte kind, 4 bytes
@@ -85,6 +85,7 @@ def _serve():
         exec(compile(f.read(), "harness.py", "exec"), harness)
     os.remove("/tmp/harness.py")
     run_as_main = harness["_run_as_main"]
+    write_some = harness["_write_some"]
     data_out = int(sys.argv[2])
     data_err = int(sys.argv[3])
     for name in sys.argv[1].split(","):
@@ -268,10 +269,7 @@ def _serve():
                 break
             for fd, _event in poller.poll(max(1, int(remaining * 1000.0 + 0.999))):
                 if fd == in_w:
-                    try:
-                        pending = pending[os.write(in_w, pending[:65536]) :]
-                    except OSError:  # the program closed its stdin: the rest is its business
-                        pending = b""
+                    pending = write_some(os, in_w, pending)
                     if not pending:
                         poller.unregister(in_w)
                         os.close(in_w)

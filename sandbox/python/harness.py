@@ -594,10 +594,7 @@ def _stdio():
             events = poller.poll(max(1, int(wait_ms + 0.999)))
             for fd, event in events:
                 if fd == in_w:
-                    try:
-                        pending = pending[os.write(in_w, pending[:65536]) :]
-                    except OSError:  # the program closed its stdin: the rest is its business
-                        pending = b""
+                    pending = _write_some(os, in_w, pending)
                     if not pending:
                         poller.unregister(in_w)
                         os.close(in_w)
@@ -661,6 +658,15 @@ def _stdio():
             break
     emit(b"result", b'{"status": "ok", "reached": %d}' % reached)
     os._exit(0)
+
+
+def _write_some(os, fd, pending):
+    """Write what a non-blocking pipe takes of `pending`; return the rest (b"" once the reader is gone:
+    a program that closed its stdin leaves the rest unread, its business). Shared with the fork server."""
+    try:
+        return pending[os.write(fd, pending[:65536]) :]
+    except OSError:
+        return b""
 
 
 def _kill_others(os, pid):

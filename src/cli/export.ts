@@ -19,7 +19,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import type { Config } from "../config.js";
 import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
-import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { ErrorCode, isMineditError } from "../errors.js";
 import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES, type FormatName } from "../export/format.js";
 import { HF_FORMAT } from "../export/format-hf.js";
 import { LLAMAFACTORY_FORMAT } from "../export/format-llamafactory.js";
@@ -43,9 +43,15 @@ import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { executionLimits } from "../server/engine.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
+import {
+  EXIT,
+  internalFailure as reportInternal,
+  usageFailure as reportUsage,
+  usageError,
+} from "./failures.js";
 import { type CliIo, version } from "./main.js";
 import { Progress } from "./progress.js";
-import { buildConfig, EXIT, type Input, numberFlag, openInput, type Values as ScoreValues } from "./score.js";
+import { buildConfig, type Input, numberFlag, openInput, type Values as ScoreValues } from "./score.js";
 
 export const EXPORT_FORMATS: Readonly<Record<FormatName, ExportFormat>> = {
   hf: HF_FORMAT,
@@ -210,9 +216,7 @@ Exit codes:
 `;
 }
 
-function usage(message: string): MineditError {
-  return new MineditError(ErrorCode.InvalidArgument, message);
-}
+const usage = usageError;
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) {
@@ -478,20 +482,8 @@ export async function runExportCommand(argv: readonly string[], io: CliIo): Prom
   }
 }
 
-function usageFailure(io: CliIo, message: string): number {
-  io.stderr.write(`minedit export: ${message}\nRun \`minedit export --help\` for usage.\n`);
-  return EXIT.usage;
-}
-
-function internalFailure(io: CliIo, error: unknown): number {
-  const message = isMineditError(error)
-    ? error.rawMessage
-    : error instanceof Error
-      ? (error.stack ?? error.message)
-      : String(error);
-  io.stderr.write(`minedit export: internal error: ${message}\n`);
-  return EXIT.internal;
-}
+const usageFailure = (io: CliIo, message: string) => reportUsage(io, "export", message);
+const internalFailure = (io: CliIo, error: unknown) => reportInternal(io, "export", error);
 
 async function execute(setup: Setup, io: CliIo): Promise<number> {
   if (setup.lint !== null) return executeLint(setup, setup.lint.settings, setup.lint.linter, io);

@@ -12,13 +12,14 @@
  *   the exit code 1; the tasks of the other rows are still written.
  * - Tests run with LintEval's limits (10 s, 1 GiB per run, SPEC §5), the sandbox's defaults.
  */
+
 import { rename, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parseJsonObject } from "../core/task-file.js";
-import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { ErrorCode, isMineditError } from "../errors.js";
 import { assignSplit, parseSplitSpec } from "../export/splits.js";
 import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../lint/alert.js";
 import {
@@ -33,6 +34,7 @@ import { lintTaskRow } from "../lint/lint-task.js";
 import { createLintSandbox, Linter } from "../lint/linter.js";
 import { DEFAULT_LIMITS, type Sandbox } from "../sandbox/sandbox.js";
 import { formatJson, taskSetPaths } from "../tasks/task-set.js";
+import { commandFailure, usageError } from "./failures.js";
 import type { CliIo } from "./main.js";
 import { Progress } from "./progress.js";
 import { EXIT, jsonlLines, openInput } from "./score.js";
@@ -104,21 +106,8 @@ Exit codes:
 `;
 }
 
-function usage(message: string): MineditError {
-  return new MineditError(ErrorCode.InvalidArgument, message);
-}
-
-function fail(io: CliIo, error: unknown): number {
-  if (isMineditError(error) && error.code !== ErrorCode.Internal) {
-    io.stderr.write(
-      `minedit lint tasks: ${error.rawMessage}\nRun \`minedit lint tasks --help\` for usage.\n`,
-    );
-    return EXIT.usage;
-  }
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  io.stderr.write(`minedit lint tasks: internal error: ${message}\n`);
-  return EXIT.internal;
-}
+const usage = usageError;
+const fail = (io: CliIo, error: unknown) => commandFailure(io, "lint tasks", error);
 
 function integerFlag(flag: string, text: string, minimum: number): number {
   const value = Number(text);

@@ -13,15 +13,23 @@
  * - The analyzers run in the bubblewrap sandbox; no sandbox, a tool missing or at another version than
  *   its pin is a usage error (exit 2) before anything is analyzed.
  */
+
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { parseConfig } from "../config.js";
 import { IdSchema, optionalField, ProgramSchema, parseJsonObject, requiredField } from "../core/task-file.js";
-import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { ErrorCode, isMineditError } from "../errors.js";
 import { LINT_LANGUAGES } from "../lint/alert.js";
+import { mapConcurrent, runLintTests } from "../lint/build-tasks.js";
 import { Linter } from "../lint/linter.js";
 import { buildLintReport, type RefactoringRow, renderLintReport } from "../lint/report.js";
+import type { PythonTests } from "../runners/python.js";
+import { createConfiguredSandbox } from "../sandbox/create.js";
+import { DEFAULT_LIMITS } from "../sandbox/sandbox.js";
+import { TestsRowSchema, testsFromRow } from "../server/tests-row.js";
 import { formatJson } from "../tasks/task-set.js";
+import { commandFailure, usageError } from "./failures.js";
 import { runLintTasks } from "./lint-tasks.js";
 import type { CliIo } from "./main.js";
 import { Progress } from "./progress.js";
@@ -64,13 +72,17 @@ multisets of (rule id, message without line numbers and paths). The analyzer ver
 
 Rows (one JSON object per line; "-" reads stdin):
   {"id": string|integer, "language": ${LINT_LANGUAGES.map((l) => `"${l}"`).join("|")}, "original": source, "revised": source,
-   "passed": true|false}
-  Other fields are ignored. Tests are not run by this command: "passed" is required.
+   "passed": true|false}                 whether the revision passes its tests, if you know it; or
+   "tests": {...}, "entry_point": name}  the tests to run the revision against, in the sandbox (10 s,
+                                         1 GiB per run): Python takes the unittest / assert / stdio
+                                         styles of task rows, C++ and Java stdio cases; it passes on
+                                         PASSED (a sandbox fault leaves the row out, as a bad row)
+  Other fields are ignored.
 
 Options:
   --json             print the report as JSON (versions, metrics, and per row: alerts before, fixed,
                      new, diff lines, style score) instead of Markdown
-  --concurrency N    analyzer runs at once (default: available parallelism, ${availableParallelism()} here)
+  --concurrency N    analyzer and test runs at once (default: available parallelism, ${availableParallelism()} here)
   -h, --help         this help
 
 Example:
@@ -80,21 +92,8 @@ ${EXIT_CODES}
 `;
 }
 
-function usage(message: string): MineditError {
-  return new MineditError(ErrorCode.InvalidArgument, message);
-}
-
-function failure(io: CliIo, command: string, error: unknown): number {
-  if (isMineditError(error) && error.code !== ErrorCode.Internal) {
-    io.stderr.write(
-      `minedit lint ${command}: ${error.rawMessage}\nRun \`minedit lint ${command} --help\` for usage.\n`,
-    );
-    return EXIT.usage;
-  }
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  io.stderr.write(`minedit lint ${command}: internal error: ${message}\n`);
-  return EXIT.internal;
-}
+const usage = usageError;
+const failure = (io: CliIo, command: string, error: unknown) => commandFailure(io, `lint ${command}`, error);
 
 /** The subcommands, so later ones are one entry each. */
 const SUBCOMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
@@ -128,21 +127,85 @@ const REPORT_OPTIONS = {
 
 const LanguageSchema = z.enum(LINT_LANGUAGES, { error: `expected one of ${LINT_LANGUAGES.join(", ")}` });
 const PassedSchema = z.boolean({ error: "expected true or false" });
+/** LintEval's limits per run (SPEC §5): 10 s and 1 GiB, the sandbox defaults. */
+const LINT_LIMITS = DEFAULT_LIMITS;
 
 /** One input row, validated. */
-export function parseRefactoringRow(text: string): RefactoringRow {
+export function parseRefactoringRow(text: string): ReportRow {
   const row = parseJsonObject(text);
   const id = requiredField(row, "id", IdSchema);
   const language = requiredField(row, "language", LanguageSchema);
   const original = requiredField(row, "original", ProgramSchema);
   const revised = requiredField(row, "revised", ProgramSchema);
   const passed = optionalField(row, "passed", PassedSchema);
-  if (passed === undefined) {
-    throw usage(
-      'missing field "passed" (whether the revision passes its tests: this command does not run tests)',
-    );
+  if (passed !== undefined) return { id, language, original, revised, passed };
+  const tests = optionalField(row, "tests", TestsRowSchema);
+  if (tests === undefined) {
+    throw usage('give "passed" (whether the revision passes its tests) or the "tests" to run it against');
   }
-  return { id, language, original, revised, passed };
+  const entryPoint = optionalField(row, "entry_point", z.string()) ?? "";
+  const runnable = testsFromRow(tests, entryPoint);
+  if (language !== "python" && runnable.style !== "stdio") {
+    throw usage(`tests: ${language} programs take stdio tests only`);
+  }
+  return { id, language, original, revised, tests: runnable };
+}
+
+/** A row as read: whether the revision passed is given, or its tests are to be run here. */
+type ReportRow = Omit<RefactoringRow, "passed"> & ({ passed: boolean } | { tests: PythonTests });
+
+/**
+ * Runs the tests of the rows that carry tests instead of `passed` (in the sandbox, `concurrency` at
+ * once): a revision passes on the PASSED verdict. A sandbox fault (INFRA_ERROR) is no verdict on the
+ * revision: that row is reported on stderr and left out, as a bad row.
+ */
+async function judgeRevisions(
+  rows: readonly ReportRow[],
+  concurrency: number,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<{ judged: RefactoringRow[]; infra: number }> {
+  const toRun = rows.filter((row): row is Extract<ReportRow, { tests: PythonTests }> => "tests" in row);
+  const verdicts = new Map<ReportRow, string>();
+  if (toRun.length > 0) {
+    const sandbox = await createConfiguredSandbox(parseConfig({}).sandbox, (message) =>
+      io.stderr.write(`minedit: ${message}\n`),
+    );
+    const progress = new Progress({
+      stream: io.stderr,
+      label: "minedit lint report: tests",
+      unit: "revisions",
+    });
+    let done = 0;
+    try {
+      await mapConcurrent(toRun, concurrency, async (row) => {
+        const outcome = await runLintTests(
+          sandbox,
+          row.language,
+          row.revised,
+          row.tests,
+          LINT_LIMITS,
+          signal,
+        );
+        verdicts.set(row, outcome.verdict);
+        if (outcome.verdict === "INFRA_ERROR")
+          io.stderr.write(`row ${row.id}: not judged: ${outcome.detail}\n`);
+        progress.update(++done, toRun.length);
+      });
+    } finally {
+      progress.clear();
+      await sandbox.close();
+    }
+  }
+  const judged: RefactoringRow[] = [];
+  for (const row of rows) {
+    if ("passed" in row) judged.push(row);
+    else if (verdicts.get(row) !== "INFRA_ERROR") {
+      const { tests: _tests, ...rest } = row;
+      judged.push({ ...rest, passed: verdicts.get(row) === "PASSED" });
+    }
+  }
+  return { judged, infra: rows.length - judged.length };
 }
 
 async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
@@ -174,7 +237,7 @@ async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
     }
   }
 
-  const rows: RefactoringRow[] = [];
+  const rows: ReportRow[] = [];
   let badRows = 0;
   let input: Awaited<ReturnType<typeof openInput>>;
   try {
@@ -198,10 +261,24 @@ async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
     await input.close();
   }
 
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once("SIGINT", onSigint);
+  let judged: RefactoringRow[];
+  try {
+    const result = await judgeRevisions(rows, concurrency, io, abort.signal);
+    judged = result.judged;
+    badRows += result.infra;
+  } catch (error) {
+    process.removeListener("SIGINT", onSigint);
+    return failure(io, "report", error);
+  }
+
   let linter: Linter;
   try {
     linter = await Linter.create({ concurrency });
   } catch (error) {
+    process.removeListener("SIGINT", onSigint);
     if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
       return failure(
         io,
@@ -215,12 +292,9 @@ async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
     return failure(io, "report", error);
   }
   const progress = new Progress({ stream: io.stderr, label: "minedit lint report", unit: "files" });
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once("SIGINT", onSigint);
   let output: string;
   try {
-    const report = await buildLintReport(rows, linter, {
+    const report = await buildLintReport(judged, linter, {
       signal: abort.signal,
       onProgress: (done) => progress.update(done),
     });
@@ -237,6 +311,6 @@ async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
   }
   progress.clear();
   io.stdout.write(output.endsWith("\n") ? output : `${output}\n`);
-  io.stderr.write(`minedit lint report: ${rows.length} rows reported, ${badRows} bad rows\n`);
+  io.stderr.write(`minedit lint report: ${judged.length} rows reported, ${badRows} bad rows\n`);
   return badRows > 0 ? EXIT.badRows : EXIT.ok;
 }

@@ -50,20 +50,16 @@ import { ExecutingRolloutScorer } from "../server/rollout-scorer.js";
 import type { RolloutInput } from "../server/scorer.js";
 import { parseStoredTask, TaskStore } from "../server/task-store.js";
 import { MetricsPool, type MetricsRequest } from "../workers/metrics-pool.js";
+import {
+  EXIT,
+  internalFailure as reportInternal,
+  usageFailure as reportUsage,
+  usageError,
+} from "./failures.js";
 import type { CliIo } from "./main.js";
 import { Progress } from "./progress.js";
 
-/** Exit codes of minedit commands (documented in every `--help`). */
-export const EXIT = {
-  /** Every row was scored. */
-  ok: 0,
-  /** Some rows were bad and reported on stderr; all the others were scored. */
-  badRows: 1,
-  /** Bad flags or flag values, unreadable input, no sandbox: nothing was scored. */
-  usage: 2,
-  /** A bug or a broken installation; the message says which. */
-  internal: 3,
-} as const;
+export { EXIT } from "./failures.js";
 
 /**
  * Rows per batch: large enough to keep every worker (and, when executing, every sandbox slot) busy and
@@ -186,10 +182,7 @@ Exit codes:
 `;
 }
 
-/** A usage problem: reported with a pointer to `--help`, exit code 2. */
-function usage(message: string): MineditError {
-  return new MineditError(ErrorCode.InvalidArgument, message);
-}
+const usage = usageError;
 
 /** Why a row or task cannot be scored when executing; the message says both ways out. */
 const NO_TESTS = "no tests: give the task's tests or pass --no-exec";
@@ -228,20 +221,8 @@ export async function runScore(argv: readonly string[], io: CliIo): Promise<numb
   }
 }
 
-function usageFailure(io: CliIo, message: string): number {
-  io.stderr.write(`minedit score: ${message}\nRun \`minedit score --help\` for usage.\n`);
-  return EXIT.usage;
-}
-
-function internalFailure(io: CliIo, error: unknown): number {
-  const message = isMineditError(error)
-    ? error.rawMessage
-    : error instanceof Error
-      ? (error.stack ?? error.message)
-      : String(error);
-  io.stderr.write(`minedit score: internal error: ${message}\n`);
-  return EXIT.internal;
-}
+const usageFailure = (io: CliIo, message: string) => reportUsage(io, "score", message);
+const internalFailure = (io: CliIo, error: unknown) => reportInternal(io, "score", error);
 
 export type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;

@@ -3,6 +3,7 @@
  * report of a task set (the over-editing paper's Tables 7–10). Parse the flags → build (src/tasks/build.ts)
  * or read (src/tasks/task-set.ts) → print the report → exit code.
  */
+
 import { createReadStream } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
@@ -10,7 +11,7 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../config.js";
 import { parseCorruptionCount, parseFamilySpec } from "../core/corruption/registry.js";
-import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { ErrorCode, isMineditError } from "../errors.js";
 import { isImportFormat } from "../importers/import-file.js";
 import { IMPORT_FORMATS, type ImportFormat } from "../importers/types.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
@@ -18,6 +19,7 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { executionLimits } from "../server/engine.js";
 import { type BuildOptions, type BuildSummary, buildTasks } from "../tasks/build.js";
 import { formatJson, jsonReportPath, reportTaskFile, taskSetPaths } from "../tasks/task-set.js";
+import { commandFailure, usageError } from "./failures.js";
 import type { CliIo } from "./main.js";
 import { Progress } from "./progress.js";
 import { EXIT } from "./score.js";
@@ -130,21 +132,8 @@ ${EXIT_CODES}
 `;
 }
 
-function usage(message: string): MineditError {
-  return new MineditError(ErrorCode.InvalidArgument, message);
-}
-
-function failure(io: CliIo, command: string, error: unknown): number {
-  if (isMineditError(error) && error.code !== ErrorCode.Internal) {
-    io.stderr.write(
-      `minedit tasks ${command}: ${error.rawMessage}\nRun \`minedit tasks ${command} --help\` for usage.\n`,
-    );
-    return EXIT.usage;
-  }
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  io.stderr.write(`minedit tasks ${command}: internal error: ${message}\n`);
-  return EXIT.internal;
-}
+const usage = usageError;
+const failure = (io: CliIo, command: string, error: unknown) => commandFailure(io, `tasks ${command}`, error);
 
 /** `minedit tasks ...`: dispatches to the subcommand. */
 export async function runTasks(argv: readonly string[], io: CliIo): Promise<number> {

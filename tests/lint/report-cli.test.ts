@@ -67,7 +67,7 @@ describe("minedit lint report", () => {
       { id: "bad-language", language: "rust", original: "", revised: "", passed: true },
     ]);
     const run = await minedit(["lint", "report", file, "--json"]);
-    expect(run.stderr).toContain(`${file}:5: missing field "passed"`);
+    expect(run.stderr).toContain(`${file}:5: give "passed"`);
     expect(run.stderr).toContain(`${file}:6: invalid JSON`);
     expect(run.stderr).toContain(`${file}:7: field "language"`);
     expect(run.status).toBe(1);
@@ -146,6 +146,47 @@ describe("minedit lint report", () => {
     expect(run.stdout).toContain("| Other | 0 | — | 0 | 0 | 0 | — | — | — | — | — |");
     expect(run.stderr).toContain("2 rows reported, 0 bad rows");
   });
+
+  test("rows with tests instead of `passed`: the revisions run in the sandbox, in every language", async () => {
+    const stdio = (input: string, output: string) => ({ style: "stdio", cases: [{ input, output }] });
+    const file = rowsFile("tests.jsonl", [
+      // PY reads an int and prints it when it is None: prints nothing for "3".
+      { id: "py-pass", language: "python", original: PY, revised: PY_FIXED, tests: stdio("3\n", "") },
+      { id: "py-fail", language: "python", original: PY, revised: PY_FIXED, tests: stdio("3\n", "3\n") },
+      { id: "cpp-pass", language: "cpp", original: CPP, revised: CPP_FIXED, tests: stdio("", "") },
+      {
+        id: "cpp-no-compile",
+        language: "cpp",
+        original: CPP,
+        revised: CPP_FIXED.replace("return", "retrun"),
+        tests: stdio("", ""),
+      },
+      { id: "java-pass", language: "java", original: JAVA, revised: JAVA, tests: stdio("", "42\n") },
+      {
+        id: "cpp-assert",
+        language: "cpp",
+        original: CPP,
+        revised: CPP,
+        tests: { style: "assert", code: "" },
+        entry_point: "f",
+      },
+    ]);
+    const run = await minedit(["lint", "report", file, "--json"]);
+    expect(run.stderr).toContain(`${file}:6: tests: cpp programs take stdio tests only`);
+    expect(run.status).toBe(1);
+    const report = JSON.parse(run.stdout);
+    const passed = Object.fromEntries(
+      report.rows.map((row: { id: string; passed: boolean }) => [row.id, row.passed]),
+    );
+    expect(passed).toEqual({
+      "py-pass": true,
+      "py-fail": false,
+      "cpp-pass": true,
+      "cpp-no-compile": false,
+      "java-pass": true,
+    });
+    expect(report.metrics.overall.passed).toBe(3);
+  }, 180_000);
 
   test("usage errors", async () => {
     expect((await minedit(["lint", "report"])).status).toBe(2);

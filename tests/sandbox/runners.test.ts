@@ -13,7 +13,7 @@ import {
 } from "../../src/runners/python.js";
 import { createBwrapSandbox } from "../../src/sandbox/bwrap.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type Sandbox } from "../../src/sandbox/sandbox.js";
-import { BACKENDS } from "./backends.js";
+import { BACKENDS, OTHER_PROCESSES } from "./backends.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 8_000 };
 describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
@@ -408,16 +408,9 @@ os._exit(0)
     test("each case runs as a fresh __main__: no state from the previous case, no process left from it", async () => {
       // A leftover would show up as a process that is neither the program nor one of its ancestors (the
       // sandbox's init, the harness, and with warm interpreters the fork server).
-      const program = `import os, sys, time
-def parent(pid):
-    stat = open(f'/proc/{pid}/stat', 'rb').read()
-    return int(stat[stat.rindex(b')') + 2:].split()[1])
-line, pid = {os.getpid()}, os.getpid()
-while pid > 1:
-    pid = parent(pid)
-    line.add(pid)
+      const program = `import sys, time
+${OTHER_PROCESSES}
 seen = globals().get('seen', 0) + 1
-others = [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in line]
 print(__name__, seen, len(others), sys.argv, os.path.basename(__file__))
 if os.fork() == 0:
     os.setsid()

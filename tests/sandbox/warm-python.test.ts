@@ -13,7 +13,7 @@ import { ErrorCode } from "../../src/errors.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionResult } from "../../src/sandbox/sandbox.js";
 import { runsWarm, type WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
-import { createWarmSandbox } from "./backends.js";
+import { createWarmSandbox, OTHER_PROCESSES } from "./backends.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 5_000 };
 let warm: WarmPythonSandbox;
@@ -38,19 +38,6 @@ async function output(code: string, files: Record<string, string> = {}): Promise
   expect(r.exitCode, r.stderr).toBe(0);
   return r.stdout;
 }
-
-/** The processes a program sees besides itself and its ancestors (init, fork server, harness…). */
-const OTHERS = `
-import os
-def parent(pid):
-    stat = open(f'/proc/{pid}/stat', 'rb').read()
-    return int(stat[stat.rindex(b')') + 2:].split()[1])
-line, pid = {os.getpid()}, os.getpid()
-while pid > 1:
-    pid = parent(pid)
-    line.add(pid)
-others = sorted(int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in line)
-`;
 
 describe("an execution sees what a fresh sandbox gives", () => {
   test("the same interpreter state as a fresh `python3 -s` (differential against the plain backend)", async () => {
@@ -121,7 +108,7 @@ if os.fork() == 0:
 time.sleep(0.2)
 `);
     // Both slots: whichever serves the next runs, none sees a leftover.
-    const seen = await Promise.all([1, 2, 3, 4].map(() => output(`${OTHERS}print(others)`)));
+    const seen = await Promise.all([1, 2, 3, 4].map(() => output(`${OTHER_PROCESSES}\nprint(others)`)));
     expect(seen).toEqual(["[]\n", "[]\n", "[]\n", "[]\n"]);
     expect(spawnSync("pgrep", ["-a", name], { encoding: "utf8" }).stdout.trim()).toBe("");
   });
