@@ -20,10 +20,10 @@ import {
   lintConfigText,
 } from "./analyzer.js";
 import { createClangTidyAnalyzer } from "./analyzers/clang-tidy.js";
-import { createPmdAnalyzer, pmdReadOnlyPaths } from "./analyzers/pmd.js";
+import { createPmdAnalyzer, pmdReadOnlyBinds } from "./analyzers/pmd.js";
 import { createPylintAnalyzer } from "./analyzers/pylint.js";
 
-/** The adapter of a tool, running in `sandbox` (which must bind {@link lintSandboxReadOnlyPaths}). */
+/** The adapter of a tool, running in `sandbox` (which must bind {@link lintSandboxBinds}). */
 export function createAnalyzer(tool: LintTool, sandbox: Sandbox, options: AnalyzerOptions = {}): Analyzer {
   switch (tool) {
     case "pylint":
@@ -35,14 +35,14 @@ export function createAnalyzer(tool: LintTool, sandbox: Sandbox, options: Analyz
   }
 }
 
-/** Host paths a sandbox must bind read-only for every analyzer to run (PMD's jars). */
-export function lintSandboxReadOnlyPaths(): string[] {
-  return pmdReadOnlyPaths();
+/** What a sandbox must bind read-only for every analyzer to run (PMD's jars). */
+export function lintSandboxBinds(): { source: string; target: string }[] {
+  return pmdReadOnlyBinds();
 }
 
 /** A bubblewrap sandbox in which all three analyzers run. */
 export function createLintSandbox(): Promise<Sandbox> {
-  return createBwrapSandbox({ readOnlyPaths: lintSandboxReadOnlyPaths() });
+  return createBwrapSandbox({ readOnlyBinds: lintSandboxBinds() });
 }
 
 /**
@@ -60,7 +60,7 @@ export async function analyzerVersions(
 }
 
 export type LinterOptions = {
-  /** Sandbox to run in (must bind {@link lintSandboxReadOnlyPaths}); default: a new {@link createLintSandbox}, closed by {@link Linter.close}. */
+  /** Sandbox to run in (must bind {@link lintSandboxBinds}); default: a new {@link createLintSandbox}, closed by {@link Linter.close}. */
   sandbox?: Sandbox;
   /** Cached files at most (per linter); the oldest entries go first. Default 20 000. */
   cacheEntries?: number;

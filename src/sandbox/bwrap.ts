@@ -63,6 +63,12 @@ export type BwrapOptions = {
   pythonPath?: string;
   /** Extra host paths bound read-only at the same place (e.g. a virtualenv with the tasks' libraries). */
   readOnlyPaths?: string[];
+  /**
+   * Host directories bound read-only at another place inside (a tool's files under `/opt/minedit/…`):
+   * unlike {@link readOnlyPaths} this works wherever the host keeps them, /tmp included, which the
+   * sandbox's own scratch would hide.
+   */
+  readOnlyBinds?: readonly { source: string; target: string }[];
   /** Size of the tmpfs that is the scratch directory (and /tmp). Default 128 MiB. */
   scratchBytes?: number;
   /** Host uid/gid the sandbox runs as when minedit runs as root. Default 65534 (nobody). */
@@ -303,6 +309,7 @@ export class BwrapSandbox implements Sandbox {
         bound.push(path);
       }
     }
+    for (const { source, target } of options.readOnlyBinds ?? []) args.push("--ro-bind", source, target);
     if (!underBound(prlimit)) throw unavailable(`prlimit at ${prlimit} is outside the runtime paths`);
     args.push(
       "--proc",

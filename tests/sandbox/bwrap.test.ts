@@ -6,8 +6,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
@@ -155,6 +157,29 @@ describe("isolation", () => {
     );
     const root = r.stdout.trim().split("\n").at(-1) ?? "";
     expect(root).not.toMatch(/'(work|root|home)'/);
+  });
+
+  test("readOnlyBinds show a host directory read-only at its target, even one under the host's /tmp", async () => {
+    const host = mkdtempSync(join(tmpdir(), "minedit-bind-"));
+    chmodSync(host, 0o755); // readable by the sandbox's unprivileged uid, as an installed package is
+    writeFileSync(join(host, "tool.txt"), "jar\n");
+    const bound = await createBwrapSandbox({
+      readOnlyBinds: [{ source: host, target: "/opt/minedit/tool" }],
+    });
+    try {
+      const r = await bound.run({
+        files: {
+          "main.py":
+            "print(open('/opt/minedit/tool/tool.txt').read().strip())\ntry:\n    open('/opt/minedit/tool/new', 'w')\nexcept OSError as e:\n    print(type(e).__name__)\n",
+        },
+        argv: ["python3", "main.py"],
+        limits,
+      });
+      expect(r.stdout).toBe("jar\nOSError\n");
+    } finally {
+      await bound.close();
+      rmSync(host, { recursive: true, force: true });
+    }
   });
 
   test("writes outside the scratch directory fail and reach nothing on the host", async () => {

