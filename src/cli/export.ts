@@ -16,7 +16,6 @@
 import { setMaxListeners } from "node:events";
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { parseArgs } from "node:util";
 import type { Config } from "../config.js";
 import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
@@ -43,12 +42,7 @@ import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { executionLimits } from "../server/engine.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
-import {
-  EXIT,
-  internalFailure as reportInternal,
-  usageFailure as reportUsage,
-  usageError,
-} from "./failures.js";
+import { EXIT, runCommand, usageError } from "./failures.js";
 import { type CliIo, version } from "./main.js";
 import { Progress } from "./progress.js";
 import { buildConfig, type Input, numberFlag, openInput, type Values as ScoreValues } from "./score.js";
@@ -444,46 +438,23 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
 }
 
 /** Runs `minedit export` and returns the exit code. Never throws. */
-export async function runExportCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  let values: Values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (error) {
-    return usageFailure(io, error instanceof Error ? error.message : String(error));
-  }
-  if (values.help === true) {
-    io.stdout.write(exportHelp());
-    return EXIT.ok;
-  }
-  let setup: Setup;
-  try {
-    setup = await prepare(values, positionals, io);
-  } catch (error) {
-    if (isMineditError(error)) return usageFailure(io, error.rawMessage);
-    return internalFailure(io, error);
-  }
-  try {
-    return await execute(setup, io);
-  } catch (error) {
-    if (isMineditError(error) && error.code === ErrorCode.InvalidArgument)
-      return usageFailure(io, error.rawMessage);
-    return internalFailure(io, error);
-  } finally {
-    await Promise.all(
-      [...setup.tasks, ...(setup.candidates ? [setup.candidates] : [])].map((s) => s.close()),
-    );
-    await setup.sandbox?.close();
-  }
+export function runExportCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand({
+    name: "export",
+    argv,
+    io,
+    options: OPTIONS,
+    help: exportHelp,
+    prepare: (values: Values, positionals, io) => prepare(values, positionals, io),
+    execute,
+    close: async (setup: Setup) => {
+      await Promise.all(
+        [...setup.tasks, ...(setup.candidates ? [setup.candidates] : [])].map((s) => s.close()),
+      );
+      await setup.sandbox?.close();
+    },
+  });
 }
-
-const usageFailure = (io: CliIo, message: string) => reportUsage(io, "export", message);
-const internalFailure = (io: CliIo, error: unknown) => reportInternal(io, "export", error);
 
 async function execute(setup: Setup, io: CliIo): Promise<number> {
   if (setup.lint !== null) return executeLint(setup, setup.lint.settings, setup.lint.linter, io);

@@ -1,8 +1,9 @@
 /**
- * How every command ends when something stops it: the exit codes, and one way to say what went wrong —
+ * How every command runs and ends when something stops it: the exit codes, one way to say what went wrong —
  * `minedit <command>: <message>` with a pointer to `--help` for the user's mistakes (exit 2), the stack
  * for everything else (exit 3, a bug or a broken installation).
  */
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import type { CliIo } from "./main.js";
 
@@ -45,4 +46,55 @@ export function commandFailure(io: CliIo, command: string, error: unknown): numb
   if (isMineditError(error) && error.code !== ErrorCode.Internal)
     return usageFailure(io, command, error.rawMessage);
   return internalFailure(io, command, error);
+}
+
+/**
+ * The life of a command that reads input and does work: parse the flags (strict; a bad flag is a usage
+ * error), `--help`, `prepare` (open inputs, check everything cheap; any MineditError there is a usage
+ * error), `execute` (a MineditError InvalidArgument there is still the user's; anything else internal),
+ * then `close` whatever `prepare` opened, however it ended. Never throws.
+ */
+export async function runCommand<Options extends ParseArgsConfig["options"], Values, Setup>(command: {
+  name: string;
+  argv: readonly string[];
+  io: CliIo;
+  options: Options;
+  help: () => string;
+  prepare: (values: Values, positionals: string[], io: CliIo) => Promise<Setup>;
+  execute: (setup: Setup, io: CliIo) => Promise<number>;
+  close: (setup: Setup) => Promise<unknown>;
+}): Promise<number> {
+  const { name, io } = command;
+  let parsed: { values: unknown; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...command.argv],
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    return usageFailure(io, name, error instanceof Error ? error.message : String(error));
+  }
+  const values = parsed.values as Values & { help?: boolean };
+  if (values.help === true) {
+    io.stdout.write(command.help());
+    return EXIT.ok;
+  }
+  let setup: Setup;
+  try {
+    setup = await command.prepare(values, parsed.positionals, io);
+  } catch (error) {
+    if (isMineditError(error)) return usageFailure(io, name, error.rawMessage);
+    return internalFailure(io, name, error);
+  }
+  try {
+    return await command.execute(setup, io);
+  } catch (error) {
+    if (isMineditError(error) && error.code === ErrorCode.InvalidArgument)
+      return usageFailure(io, name, error.rawMessage);
+    return internalFailure(io, name, error);
+  } finally {
+    await command.close(setup);
+  }
 }

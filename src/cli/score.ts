@@ -28,7 +28,6 @@ import { open, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { parseArgs } from "node:util";
 import { type Config, DISTANCE_SCOPES, parseConfig, REWARD_VARIANTS } from "../config.js";
 import { REWARD_DEFINITION_VERSION, VERDICTS, type Verdict } from "../core/reward.js";
 import {
@@ -50,12 +49,7 @@ import { ExecutingRolloutScorer } from "../server/rollout-scorer.js";
 import type { RolloutInput } from "../server/scorer.js";
 import { parseStoredTask, TaskStore } from "../server/task-store.js";
 import { MetricsPool, type MetricsRequest } from "../workers/metrics-pool.js";
-import {
-  EXIT,
-  internalFailure as reportInternal,
-  usageFailure as reportUsage,
-  usageError,
-} from "./failures.js";
+import { EXIT, runCommand, usageError } from "./failures.js";
 import type { CliIo } from "./main.js";
 import { Progress } from "./progress.js";
 
@@ -188,41 +182,19 @@ const usage = usageError;
 const NO_TESTS = "no tests: give the task's tests or pass --no-exec";
 
 /** Runs `minedit score` and returns the exit code. Never throws. */
-export async function runScore(argv: readonly string[], io: CliIo): Promise<number> {
-  let values: Values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (error) {
-    return usageFailure(io, error instanceof Error ? error.message : String(error));
-  }
-  if (values.help === true) {
-    io.stdout.write(scoreHelp());
-    return EXIT.ok;
-  }
-  let setup: Setup;
-  try {
-    setup = await prepare(values, positionals, io);
-  } catch (error) {
-    if (isMineditError(error)) return usageFailure(io, error.rawMessage);
-    return internalFailure(io, error);
-  }
-  try {
-    return await score(setup, io);
-  } catch (error) {
-    return internalFailure(io, error);
-  } finally {
-    await Promise.all([setup.rollouts.close(), setup.tasks?.close(), setup.sandbox?.close()]);
-  }
+export function runScore(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand({
+    name: "score",
+    argv,
+    io,
+    options: OPTIONS,
+    help: scoreHelp,
+    prepare: (values: Values, positionals, io) => prepare(values, positionals, io),
+    execute: score,
+    close: (setup: Setup) =>
+      Promise.all([setup.rollouts.close(), setup.tasks?.close(), setup.sandbox?.close()]),
+  });
 }
-
-const usageFailure = (io: CliIo, message: string) => reportUsage(io, "score", message);
-const internalFailure = (io: CliIo, error: unknown) => reportInternal(io, "score", error);
 
 export type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;
