@@ -45,7 +45,14 @@ import { MetricsPool } from "../workers/metrics-pool.js";
 import { EXIT, runCommand, usageError } from "./failures.js";
 import { type CliIo, version } from "./main.js";
 import { Progress } from "./progress.js";
-import { buildConfig, type Input, numberFlag, openInput, type Values as ScoreValues } from "./score.js";
+import {
+  buildConfig,
+  type Input,
+  numberFlag,
+  openInput,
+  SCORING_OPTIONS,
+  type Values as ScoreValues,
+} from "./score.js";
 
 export const EXPORT_FORMATS: Readonly<Record<FormatName, ExportFormat>> = {
   hf: HF_FORMAT,
@@ -79,17 +86,7 @@ const OPTIONS = {
   keep: { type: "string" },
   rejected: { type: "string" },
   // Scoring (rsft, dpo): the same flags and meaning as `minedit score`.
-  config: { type: "string" },
-  variant: { type: "string" },
-  "lambda-exec": { type: "string" },
-  "lambda-edit": { type: "string" },
-  "lambda-cc": { type: "string" },
-  "failure-reward": { type: "string" },
-  scope: { type: "string" },
-  "wall-time-ms": { type: "string" },
-  "memory-mb": { type: "string" },
-  concurrency: { type: "string" },
-  threads: { type: "string" },
+  ...SCORING_OPTIONS,
   fixer: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;

@@ -63,9 +63,9 @@ const BATCH_ROWS = 512;
 
 const MIB = 1024 * 1024;
 
-const OPTIONS = {
-  "no-exec": { type: "boolean" },
-  tasks: { type: "string" },
+/** The flags that configure scoring (reward, sandbox, workers), shared by every command that scores. */
+export const SCORING_OPTIONS = {
+  config: { type: "string" },
   variant: { type: "string" },
   "lambda-exec": { type: "string" },
   "lambda-edit": { type: "string" },
@@ -76,7 +76,12 @@ const OPTIONS = {
   "memory-mb": { type: "string" },
   concurrency: { type: "string" },
   threads: { type: "string" },
-  config: { type: "string" },
+} as const;
+
+const OPTIONS = {
+  "no-exec": { type: "boolean" },
+  tasks: { type: "string" },
+  ...SCORING_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 

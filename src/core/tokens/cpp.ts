@@ -17,6 +17,7 @@
  */
 import {
   blockCommentEnd,
+  C_FAMILY_OPERATORS,
   identifierEnd,
   isDigit,
   isIdentifierStart,
@@ -27,35 +28,7 @@ import {
   quotedEnd,
 } from "./scan.js";
 
-const CPP_OPERATORS = operatorTable([
-  ">>=",
-  "<<=",
-  "<=>",
-  "->*",
-  "...",
-  "::",
-  "->",
-  ".*",
-  "++",
-  "--",
-  "<<",
-  ">>",
-  "<=",
-  ">=",
-  "==",
-  "!=",
-  "&&",
-  "||",
-  "+=",
-  "-=",
-  "*=",
-  "/=",
-  "%=",
-  "&=",
-  "|=",
-  "^=",
-  "##",
-]);
+const CPP_OPERATORS = operatorTable([">>=", "<<=", "<=>", "->*", ".*", "##", ...C_FAMILY_OPERATORS]);
 
 /** Encoding prefixes of string and character literals, longest first. */
 const LITERAL_PREFIXES = ["u8R", "uR", "UR", "LR", "R", "u8", "u", "U", "L"] as const;

@@ -15,6 +15,7 @@
  */
 import {
   blockCommentEnd,
+  C_FAMILY_OPERATORS,
   identifierEnd,
   isDigit,
   isIdentifierStart,
@@ -25,33 +26,7 @@ import {
   quotedEnd,
 } from "./scan.js";
 
-const JAVA_OPERATORS = operatorTable([
-  ">>>=",
-  ">>>",
-  ">>=",
-  "<<=",
-  "...",
-  "->",
-  "::",
-  "++",
-  "--",
-  "<<",
-  ">>",
-  "<=",
-  ">=",
-  "==",
-  "!=",
-  "&&",
-  "||",
-  "+=",
-  "-=",
-  "*=",
-  "/=",
-  "%=",
-  "&=",
-  "|=",
-  "^=",
-]);
+const JAVA_OPERATORS = operatorTable([">>>=", ">>>", ">>=", "<<=", ...C_FAMILY_OPERATORS]);
 
 const TEXT_BLOCK = '"""';
 

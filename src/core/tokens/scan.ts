@@ -4,6 +4,31 @@
  * never reject input (a revision that does not compile is the compiler's verdict, not the lexer's).
  */
 
+/** Operators C++ and Java share (each language adds its own; the table matches longest first). */
+export const C_FAMILY_OPERATORS: readonly string[] = [
+  "...",
+  "->",
+  "::",
+  "++",
+  "--",
+  "<<",
+  ">>",
+  "<=",
+  ">=",
+  "==",
+  "!=",
+  "&&",
+  "||",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "&=",
+  "|=",
+  "^=",
+];
+
 /** Longest-match operator table: `longest[c]` lists the operators starting with `c`, longest first. */
 export type OperatorTable = ReadonlyMap<string, readonly string[]>;
 
