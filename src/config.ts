@@ -43,7 +43,7 @@ const rewardFields = {
  * deliberately. Set it explicitly when running that ablation.
  */
 /**
- * The lint reward (SPEC §5, src/core/lint-reward.ts) for `lint_refactor` tasks: a passing revision A′ of
+ * The lint reward (SPEC §5, src/core/lint/reward.ts) for `lint_refactor` tasks: a passing revision A′ of
  * A scores `lambdaExec + lambdaFix · clip((Fixed − New) / max(1, |Orig|), −1, 1) − lambdaEdit · d(A, A′)`;
  * a failing one scores the reward section's `failureReward`. Defaults keep "do nothing" at exactly
  * λexec = 0.1 and every passing revision that adds no alert above a failure (λexec − λedit = −0.15 > −0.2).

@@ -33,7 +33,7 @@ const SPEED_TARGET = 5;
 const needed = [
   "cli/main.js",
   "config.js",
-  "server/engine.js",
+  "server/service.js",
   "server/service-definition.js",
   "gen/minedit/v1/reward_pb.js",
   "workers/metrics-worker.js",
@@ -47,7 +47,7 @@ if (missing.length > 0) {
 }
 const load = (file) => import(pathToFileURL(join(DIST, file)).href);
 const { parseConfig } = await load("config.js");
-const { startEngine } = await load("server/engine.js");
+const { startService } = await load("server/service.js");
 const { grpcServiceDefinition } = await load("server/service-definition.js");
 const { RewardService, RolloutSchema, ScoreBatchRequestSchema, Verdict } = await load(
   "gen/minedit/v1/reward_pb.js",
@@ -197,7 +197,7 @@ const probeFile = join(workDir, "probe-tasks.jsonl");
 writeFileSync(probeFile, `${candidates.map((t) => JSON.stringify(t)).join("\n")}\n`);
 const fence = (code, lang = "python") => `\`\`\`${lang}\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\`\n`;
 const probeConfig = parseConfig({ server: { port: 0 }, tasks: { files: [probeFile] } });
-const probeEngine = await startEngine(probeConfig, [probeFile], true);
+const probeEngine = await startService(probeConfig, [probeFile], true);
 const probeClient = new Client(`127.0.0.1:${probeEngine.server.port}`, credentials.createInsecure());
 const probeRows = candidates.flatMap((t) => [
   { id: `${t.task_id}#corrupted`, taskId: t.task_id, completion: fence(t.corrupted) },

@@ -15,10 +15,10 @@ import {
   type ScoreBatchResponse,
   Verdict,
 } from "../gen/minedit/v1/reward_pb.js";
-import { startEngine } from "../server/engine.js";
+import type { StdIo } from "../io/std-io.js";
+import type { StoredTask } from "../scoring/task-store.js";
+import { startService } from "../server/service.js";
 import { grpcServiceDefinition } from "../server/service-definition.js";
-import type { StoredTask } from "../server/task-store.js";
-import type { CliIo } from "./main.js";
 import { parseServiceFlags, SERVICE_FLAGS_HELP, serviceConfig, taskFiles } from "./service-options.js";
 
 export function demoHelp(): string {
@@ -91,12 +91,12 @@ function line(result: RolloutResult): string {
   return `${result.id.padEnd(22)} ${Verdict[result.verdict].padEnd(13)} reward ${reward}${tests}${distances}${result.cached ? "  (cached)" : ""}\n`;
 }
 
-export async function runDemo(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runDemo(argv: readonly string[], io: StdIo): Promise<number> {
   const values = parseServiceFlags("demo", argv, io, demoHelp);
   if (typeof values === "number") return values;
   try {
     const config = await serviceConfig(values, { port: 0 });
-    const engine = await startEngine(config, taskFiles(config), values["no-exec"] !== true);
+    const engine = await startService(config, taskFiles(config), values["no-exec"] !== true);
     const address = `${config.server.host}:${engine.server.port}`;
     io.stderr.write(`minedit demo: service on ${address} (${engine.tasks.size} tasks)\n`);
     const client = new Client(address, credentials.createInsecure());

@@ -14,11 +14,12 @@
  *   there were any, since the selection then saw fewer candidates.
  */
 import { setMaxListeners } from "node:events";
-import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
+import { createLintSandbox, Linter } from "../analyzers/linter.js";
 import type { Config } from "../config.js";
 import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
+import { CANDIDATE_COLUMNS } from "../export/candidates.js";
 import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES, type FormatName } from "../export/format.js";
 import { HF_FORMAT } from "../export/format-hf.js";
 import { LLAMAFACTORY_FORMAT } from "../export/format-llamafactory.js";
@@ -35,24 +36,17 @@ import { PROMPT_STYLES, type PromptStyle } from "../export/prompt.js";
 import { EXPORT_KINDS, type ExportKind, isLintKind } from "../export/records.js";
 import { type ExportSettings, type ExportSummary, runExport, verdictList } from "../export/run-export.js";
 import { REJECTED_MODES, type RejectedMode } from "../export/selection.js";
-import { jsonlSource, parquetSource, type RowSource } from "../export/sources.js";
 import { parseSplitSpec, type SplitWeight } from "../export/splits.js";
-import { createLintSandbox, Linter } from "../lint/linter.js";
+import { openRowSource, type RowSource } from "../io/inputs.js";
+import { Progress } from "../io/progress.js";
+import type { StdIo } from "../io/std-io.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { executionLimits } from "../server/engine.js";
+import { executionLimits } from "../scoring/limits.js";
+import { version } from "../version.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
 import { EXIT, runCommand, usageError } from "./failures.js";
-import { type CliIo, version } from "./main.js";
-import { Progress } from "./progress.js";
-import {
-  buildConfig,
-  type Input,
-  numberFlag,
-  openInput,
-  SCORING_OPTIONS,
-  type Values as ScoreValues,
-} from "./score.js";
+import { buildConfig, numberFlag, SCORING_OPTIONS, type Values as ScoreValues } from "./score.js";
 
 export const EXPORT_FORMATS: Readonly<Record<FormatName, ExportFormat>> = {
   hf: HF_FORMAT,
@@ -234,27 +228,8 @@ type Setup = {
   lint: { settings: LintExportSettings; linter: Linter | null } | null;
 };
 
-/** A JSONL input; candidates may also be Parquet (verl's generation output), detected by extension. */
-async function openSource(path: string, io: CliIo, what: string, parquet: boolean): Promise<RowSource> {
-  if (parquet && path.endsWith(".parquet")) {
-    try {
-      await stat(path);
-    } catch {
-      throw usage(`${what}: cannot read ${path}: no such file`);
-    }
-    try {
-      return await parquetSource(path);
-    } catch (error) {
-      if (isMineditError(error)) throw usage(`${what}: ${error.rawMessage}`);
-      throw error;
-    }
-  }
-  const input: Input = await openInput(path, io, what);
-  return jsonlSource(input);
-}
-
 /** Validates the flags and opens everything; throws usage errors. Closes what it opened on failure. */
-async function prepare(values: Values, positionals: string[], io: CliIo): Promise<Setup> {
+async function prepare(values: Values, positionals: string[], io: StdIo): Promise<Setup> {
   if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.kind === undefined) throw usage(`missing --kind (${EXPORT_KINDS.join(", ")})`);
   if (values.format === undefined) throw usage(`missing --format (${FORMAT_NAMES.join(", ")})`);
@@ -346,11 +321,11 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
 
   const opened: RowSource[] = [];
   try {
-    for (const file of taskFiles) opened.push(await openSource(file, io, "--tasks", false));
+    for (const file of taskFiles) opened.push(await openRowSource(file, io.stdin, "--tasks"));
     const candidates =
       values.candidates === undefined
         ? undefined
-        : await openSource(values.candidates, io, "--candidates", true);
+        : await openRowSource(values.candidates, io.stdin, "--candidates", CANDIDATE_COLUMNS);
     if (candidates !== undefined) opened.push(candidates);
     let sandbox: Sandbox | null = null;
     let linter: Linter | null = null;
@@ -435,7 +410,7 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
 }
 
 /** Runs `minedit export` and returns the exit code. Never throws. */
-export function runExportCommand(argv: readonly string[], io: CliIo): Promise<number> {
+export function runExportCommand(argv: readonly string[], io: StdIo): Promise<number> {
   return runCommand({
     name: "export",
     argv,
@@ -453,7 +428,7 @@ export function runExportCommand(argv: readonly string[], io: CliIo): Promise<nu
   });
 }
 
-async function execute(setup: Setup, io: CliIo): Promise<number> {
+async function execute(setup: Setup, io: StdIo): Promise<number> {
   if (setup.lint !== null) return executeLint(setup, setup.lint.settings, setup.lint.linter, io);
   const started = performance.now();
   const { settings } = setup;
@@ -574,7 +549,7 @@ async function executeLint(
   setup: Setup,
   settings: LintExportSettings,
   linter: Linter | null,
-  io: CliIo,
+  io: StdIo,
 ): Promise<number> {
   const started = performance.now();
   const output = await ExportOutput.open(setup.outDir, settings.name, settings.format, settings.kind);

@@ -5,7 +5,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import type { CliIo } from "./main.js";
+import type { StdIo } from "../io/std-io.js";
 
 /** Exit codes of minedit commands (documented in every `--help`). */
 export const EXIT = {
@@ -25,13 +25,13 @@ export function usageError(message: string): MineditError {
 }
 
 /** Reports a usage problem of `minedit <command>` (e.g. `"lint report"`); returns the exit code. */
-export function usageFailure(io: CliIo, command: string, message: string): number {
+export function usageFailure(io: StdIo, command: string, message: string): number {
   io.stderr.write(`minedit ${command}: ${message}\nRun \`minedit ${command} --help\` for usage.\n`);
   return EXIT.usage;
 }
 
 /** Reports an internal error of `minedit <command>`; returns the exit code. */
-export function internalFailure(io: CliIo, command: string, error: unknown): number {
+export function internalFailure(io: StdIo, command: string, error: unknown): number {
   const message = isMineditError(error)
     ? error.rawMessage
     : error instanceof Error
@@ -42,7 +42,7 @@ export function internalFailure(io: CliIo, command: string, error: unknown): num
 }
 
 /** A MineditError other than Internal is the user's to fix (usage); anything else is internal. */
-export function commandFailure(io: CliIo, command: string, error: unknown): number {
+export function commandFailure(io: StdIo, command: string, error: unknown): number {
   if (isMineditError(error) && error.code !== ErrorCode.Internal)
     return usageFailure(io, command, error.rawMessage);
   return internalFailure(io, command, error);
@@ -57,11 +57,11 @@ export function commandFailure(io: CliIo, command: string, error: unknown): numb
 export async function runCommand<Options extends ParseArgsConfig["options"], Values, Setup>(command: {
   name: string;
   argv: readonly string[];
-  io: CliIo;
+  io: StdIo;
   options: Options;
   help: () => string;
-  prepare: (values: Values, positionals: string[], io: CliIo) => Promise<Setup>;
-  execute: (setup: Setup, io: CliIo) => Promise<number>;
+  prepare: (values: Values, positionals: string[], io: StdIo) => Promise<Setup>;
+  execute: (setup: Setup, io: StdIo) => Promise<number>;
   close: (setup: Setup) => Promise<unknown>;
 }): Promise<number> {
   const { name, io } = command;

@@ -13,15 +13,19 @@
  * - Tests run with LintEval's limits (10 s, 1 GiB per run, SPEC §5), the sandbox's defaults.
  */
 
-import { rename, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { createLintSandbox, Linter } from "../analyzers/linter.js";
+import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { parseJsonObject } from "../core/task-file.js";
 import { ErrorCode, isMineditError } from "../errors.js";
 import { assignSplit, parseSplitSpec } from "../export/splits.js";
-import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../lint/alert.js";
+import { writeFileAtomically } from "../io/atomic-write.js";
+import { jsonlLines, openInput } from "../io/inputs.js";
+import { Progress } from "../io/progress.js";
+import type { StdIo } from "../io/std-io.js";
 import {
   buildLintTasks,
   type LintSource,
@@ -30,14 +34,10 @@ import {
   renderLintTaskReport,
   validationMessage,
 } from "../lint/build-tasks.js";
-import { lintTaskRow } from "../lint/lint-task.js";
-import { createLintSandbox, Linter } from "../lint/linter.js";
 import { DEFAULT_LIMITS, type Sandbox } from "../sandbox/sandbox.js";
+import { lintTaskRow } from "../scoring/lint-task.js";
 import { formatJson, taskSetPaths } from "../tasks/task-set.js";
-import { commandFailure, usageError } from "./failures.js";
-import type { CliIo } from "./main.js";
-import { Progress } from "./progress.js";
-import { EXIT, jsonlLines, openInput } from "./score.js";
+import { commandFailure, EXIT, usageError } from "./failures.js";
 
 /** The shipped source files of each language (resolved from src/cli and dist/cli alike). */
 export const DEFAULT_LINT_SOURCES: Readonly<Record<LintLanguage, string>> = {
@@ -107,7 +107,7 @@ Exit codes:
 }
 
 const usage = usageError;
-const fail = (io: CliIo, error: unknown) => commandFailure(io, "lint tasks", error);
+const fail = (io: StdIo, error: unknown) => commandFailure(io, "lint tasks", error);
 
 function integerFlag(flag: string, text: string, minimum: number): number {
   const value = Number(text);
@@ -136,15 +136,8 @@ function splitRule(spec: string, seed: number): (problemId: string) => string {
   return () => spec;
 }
 
-/** Writes `text` to `path` through a temporary file and a rename. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, text, "utf8");
-  await rename(tmp, path);
-}
-
 /** `minedit lint tasks ...`. Never throws. */
-export async function runLintTasks(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runLintTasks(argv: readonly string[], io: StdIo): Promise<number> {
   let values: Values;
   let positionals: string[];
   try {
@@ -196,7 +189,7 @@ export async function runLintTasks(argv: readonly string[], io: CliIo): Promise<
   };
   try {
     for (const file of files) {
-      const input = await openInput(file.path, io, "--source");
+      const input = await openInput(file.path, io.stdin, "--source");
       try {
         for await (const { line, text } of jsonlLines(input.stream)) {
           read += 1;
@@ -279,9 +272,12 @@ export async function runLintTasks(argv: readonly string[], io: CliIo): Promise<
     });
     const paths = taskSetPaths(out);
     markdown = renderLintTaskReport(report, out);
-    await writeAtomically(out, built.tasks.map((task) => `${JSON.stringify(lintTaskRow(task))}\n`).join(""));
-    await writeAtomically(paths.reportMarkdown, markdown);
-    await writeAtomically(paths.reportJson, formatJson(report));
+    await writeFileAtomically(
+      out,
+      built.tasks.map((task) => `${JSON.stringify(lintTaskRow(task))}\n`).join(""),
+    );
+    await writeFileAtomically(paths.reportMarkdown, markdown);
+    await writeFileAtomically(paths.reportJson, formatJson(report));
     const skipped = Object.values(built.skipped).reduce((a, b) => a + b, 0);
     const badCount = Object.values(badReasons).reduce((a, b) => a + b, 0);
     summary =

@@ -17,23 +17,23 @@
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { Linter } from "../analyzers/linter.js";
 import { parseConfig } from "../config.js";
+import { LINT_LANGUAGES } from "../core/lint/tools.js";
 import { IdSchema, optionalField, ProgramSchema, parseJsonObject, requiredField } from "../core/task-file.js";
 import { ErrorCode, isMineditError } from "../errors.js";
-import { LINT_LANGUAGES } from "../lint/alert.js";
+import { jsonlLines, openInput } from "../io/inputs.js";
+import { Progress } from "../io/progress.js";
+import type { StdIo } from "../io/std-io.js";
 import { mapConcurrent, runLintTests } from "../lint/build-tasks.js";
-import { Linter } from "../lint/linter.js";
 import { buildLintReport, type RefactoringRow, renderLintReport } from "../lint/report.js";
 import type { PythonTests } from "../runners/python.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import { DEFAULT_LIMITS } from "../sandbox/sandbox.js";
-import { TestsRowSchema, testsFromRow } from "../server/tests-row.js";
+import { TestsRowSchema, testsFromRow } from "../scoring/tests-row.js";
 import { formatJson } from "../tasks/task-set.js";
-import { commandFailure, usageError } from "./failures.js";
+import { commandFailure, EXIT, usageError } from "./failures.js";
 import { runLintTasks } from "./lint-tasks.js";
-import type { CliIo } from "./main.js";
-import { Progress } from "./progress.js";
-import { EXIT, jsonlLines, openInput } from "./score.js";
 
 const EXIT_CODES = `Exit codes:
   ${EXIT.ok}  done
@@ -93,16 +93,16 @@ ${EXIT_CODES}
 }
 
 const usage = usageError;
-const failure = (io: CliIo, command: string, error: unknown) => commandFailure(io, `lint ${command}`, error);
+const failure = (io: StdIo, command: string, error: unknown) => commandFailure(io, `lint ${command}`, error);
 
 /** The subcommands, so later ones are one entry each. */
-const SUBCOMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
+const SUBCOMMANDS: Readonly<Record<string, (argv: readonly string[], io: StdIo) => Promise<number>>> = {
   report: runReport,
   tasks: runLintTasks,
 };
 
 /** `minedit lint ...`: dispatches to the subcommand. */
-export async function runLint(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runLint(argv: readonly string[], io: StdIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "-h" || sub === "--help") {
     io.stdout.write(lintHelp());
@@ -162,7 +162,7 @@ type ReportRow = Omit<RefactoringRow, "passed"> & ({ passed: boolean } | { tests
 async function judgeRevisions(
   rows: readonly ReportRow[],
   concurrency: number,
-  io: CliIo,
+  io: StdIo,
   signal: AbortSignal,
 ): Promise<{ judged: RefactoringRow[]; infra: number }> {
   const toRun = rows.filter((row): row is Extract<ReportRow, { tests: PythonTests }> => "tests" in row);
@@ -208,7 +208,7 @@ async function judgeRevisions(
   return { judged, infra: rows.length - judged.length };
 }
 
-async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
+async function runReport(argv: readonly string[], io: StdIo): Promise<number> {
   let values: { json?: boolean; concurrency?: string; help?: boolean };
   let positionals: string[];
   try {
@@ -241,7 +241,7 @@ async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
   let badRows = 0;
   let input: Awaited<ReturnType<typeof openInput>>;
   try {
-    input = await openInput(path, io, "FILE");
+    input = await openInput(path, io.stdin, "FILE");
   } catch (error) {
     return failure(io, "report", error);
   }

@@ -3,27 +3,21 @@
  * (src/cli/<command>.ts), each of which parses its flags, does the work and returns an exit code.
  * bin/minedit.js is the launcher; this module is also importable (tests, embedding) via {@link main}.
  */
-import { readFileSync } from "node:fs";
-import type { Readable, Writable } from "node:stream";
+import type { StdIo } from "../io/std-io.js";
+import { version } from "../version.js";
 import { demoHelp, runDemo } from "./demo.js";
 import { exportHelp, runExportCommand } from "./export.js";
+import { EXIT } from "./failures.js";
 import { lintHelp, runLint } from "./lint.js";
-import { EXIT, runScore, scoreHelp } from "./score.js";
+import { runScore, scoreHelp } from "./score.js";
 import { runServe, serveHelp } from "./serve.js";
 import { runTasks, tasksHelp } from "./tasks.js";
-
-/** The process streams a command uses, injectable so a command can run in-process. */
-export type CliIo = {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable & { isTTY?: boolean; columns?: number };
-};
 
 type Command = {
   /** One line for `minedit --help`. */
   synopsis: string;
   help(): string;
-  run(argv: readonly string[], io: CliIo): Promise<number>;
+  run(argv: readonly string[], io: StdIo): Promise<number>;
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -64,12 +58,6 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
 };
 
-/** The version in package.json (two levels up from both src/cli and dist/cli). */
-export function version(): string {
-  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
-  return String((JSON.parse(text) as { version?: unknown }).version);
-}
-
 /** `minedit --help`. */
 export function mainHelp(): string {
   const commands = Object.values(COMMANDS)
@@ -97,10 +85,10 @@ Exit codes: ${EXIT.ok} success, ${EXIT.badRows} some input rows were bad (the re
   );
 }
 
-const DEFAULT_IO: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+const DEFAULT_IO: StdIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 
 /** Runs `minedit` with the arguments after the program name; resolves to the exit code. */
-export async function main(argv: readonly string[], io: CliIo = DEFAULT_IO): Promise<number> {
+export async function main(argv: readonly string[], io: StdIo = DEFAULT_IO): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.stderr.write(mainHelp());
@@ -135,7 +123,7 @@ function commandNamed(name: string): Command | undefined {
   return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
 }
 
-function unknownCommand(name: string, io: CliIo): number {
+function unknownCommand(name: string, io: StdIo): number {
   const known = Object.keys(COMMANDS).join(", ");
   const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;
   io.stderr.write(`minedit: ${what} (commands: ${known}).\nRun \`minedit --help\` for usage.\n`);

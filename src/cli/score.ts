@@ -24,10 +24,9 @@
  *   start of a file is ignored.
  */
 import { setMaxListeners } from "node:events";
-import { open, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { createInterface } from "node:readline";
-import type { Readable, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { type Config, DISTANCE_SCOPES, parseConfig, REWARD_VARIANTS } from "../config.js";
 import { REWARD_DEFINITION_VERSION, VERDICTS, type Verdict } from "../core/reward.js";
 import {
@@ -41,19 +40,18 @@ import {
   taskKey,
 } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { fsReason, type Input, jsonlLines, openInput } from "../io/inputs.js";
+import { Progress } from "../io/progress.js";
+import type { StdIo } from "../io/std-io.js";
 import type { PythonTests } from "../runners/python.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { executionLimits } from "../server/engine.js";
-import { ExecutingRolloutScorer } from "../server/rollout-scorer.js";
-import type { RolloutInput } from "../server/scorer.js";
-import { parseStoredTask, TaskStore } from "../server/task-store.js";
+import { executionLimits } from "../scoring/limits.js";
+import type { RolloutInput } from "../scoring/rollout.js";
+import { ExecutingRolloutScorer } from "../scoring/rollout-scorer.js";
+import { parseStoredTask, TaskStore } from "../scoring/task-store.js";
 import { MetricsPool, type MetricsRequest } from "../workers/metrics-pool.js";
 import { EXIT, runCommand, usageError } from "./failures.js";
-import type { CliIo } from "./main.js";
-import { Progress } from "./progress.js";
-
-export { EXIT } from "./failures.js";
 
 /**
  * Rows per batch: large enough to keep every worker (and, when executing, every sandbox slot) busy and
@@ -187,7 +185,7 @@ const usage = usageError;
 const NO_TESTS = "no tests: give the task's tests or pass --no-exec";
 
 /** Runs `minedit score` and returns the exit code. Never throws. */
-export function runScore(argv: readonly string[], io: CliIo): Promise<number> {
+export function runScore(argv: readonly string[], io: StdIo): Promise<number> {
   return runCommand({
     name: "score",
     argv,
@@ -209,7 +207,7 @@ export type Values = {
 type Setup = { config: Config; rollouts: Input; tasks: Input | undefined; sandbox: Sandbox | null };
 
 /** Validates everything that can be validated before scoring starts; throws usage errors. */
-async function prepare(values: Values, positionals: string[], io: CliIo): Promise<Setup> {
+async function prepare(values: Values, positionals: string[], io: StdIo): Promise<Setup> {
   if (positionals.length === 0) throw usage("missing FILE (a JSONL file of rows, or - for stdin)");
   if (positionals.length > 1) {
     throw usage(`expected one FILE, got ${positionals.length}: ${positionals.join(" ")}`);
@@ -217,10 +215,10 @@ async function prepare(values: Values, positionals: string[], io: CliIo): Promis
   const file = positionals[0] as string;
   if (file === "-" && values.tasks === "-") throw usage("FILE and --tasks cannot both read stdin");
   const config = await buildConfig(values);
-  const tasks = values.tasks === undefined ? undefined : await openInput(values.tasks, io, "--tasks");
+  const tasks = values.tasks === undefined ? undefined : await openInput(values.tasks, io.stdin, "--tasks");
   let rollouts: Input;
   try {
-    rollouts = await openInput(file, io, "FILE");
+    rollouts = await openInput(file, io.stdin, "FILE");
   } catch (error) {
     await tasks?.close();
     throw error;
@@ -336,75 +334,6 @@ export async function buildConfig(values: Values): Promise<Config> {
 
 function flagGiven(values: Values, flag: string): boolean {
   return values[flag.slice(2) as keyof Values] !== undefined;
-}
-
-function fsReason(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === "ENOENT") return "no such file";
-  if (code === "EISDIR") return "is a directory";
-  if (code === "EACCES") return "permission denied";
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** An opened JSONL input: a file, or stdin for `-`. */
-export type Input = {
-  /** Name used in messages (`rows.jsonl:12: ...`). */
-  name: string;
-  stream: Readable;
-  /** Size in bytes when it is a regular file, for the progress bar. */
-  size: number | undefined;
-  bytesRead(): number | undefined;
-  close(): Promise<void>;
-};
-
-/** Opens an input now, so a missing file is a usage error before any work starts. */
-export async function openInput(path: string, io: CliIo, what: string): Promise<Input> {
-  if (path === "-") {
-    return {
-      name: "<stdin>",
-      stream: io.stdin,
-      size: undefined,
-      bytesRead: () => undefined,
-      close: async () => {},
-    };
-  }
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, "r");
-  } catch (error) {
-    throw usage(`${what}: cannot read ${path}: ${fsReason(error)}`);
-  }
-  const stat = await handle.stat();
-  if (stat.isDirectory()) {
-    await handle.close();
-    throw usage(`${what}: cannot read ${path}: is a directory`);
-  }
-  const stream = handle.createReadStream();
-  return {
-    name: path,
-    stream,
-    size: stat.isFile() ? stat.size : undefined,
-    bytesRead: () => stream.bytesRead,
-    close: async () => {
-      stream.destroy();
-    },
-  };
-}
-
-/** Non-blank lines of a JSONL stream with their 1-based physical line numbers; read lazily. */
-export async function* jsonlLines(stream: Readable): AsyncGenerator<{ line: number; text: string }> {
-  const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  let line = 0;
-  try {
-    for await (const raw of reader) {
-      line += 1;
-      const text = line === 1 && raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
-      if (text.trim() === "") continue;
-      yield { line, text };
-    }
-  } finally {
-    reader.close();
-  }
 }
 
 function errorMessage(error: unknown): string {
@@ -726,7 +655,7 @@ type Stats = {
 /** A submitted batch, for the progress estimate: its rows, how many are done, its span of input bytes. */
 type BatchProgress = { size: number; done: number; startBytes: number; endBytes: number };
 
-async function score(setup: Setup, io: CliIo): Promise<number> {
+async function score(setup: Setup, io: StdIo): Promise<number> {
   const started = performance.now();
   const { config, rollouts, sandbox } = setup;
   const execute = sandbox !== null;

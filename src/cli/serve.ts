@@ -1,6 +1,7 @@
 /** `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM. */
-import { startEngine } from "../server/engine.js";
-import type { CliIo } from "./main.js";
+
+import type { StdIo } from "../io/std-io.js";
+import { startService } from "../server/service.js";
 import { parseServiceFlags, SERVICE_FLAGS_HELP, serviceConfig, taskFiles } from "./service-options.js";
 
 export function serveHelp(): string {
@@ -22,13 +23,13 @@ Example:
 `;
 }
 
-export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runServe(argv: readonly string[], io: StdIo): Promise<number> {
   const values = parseServiceFlags("serve", argv, io, serveHelp);
   if (typeof values === "number") return values;
-  let engine: Awaited<ReturnType<typeof startEngine>>;
+  let engine: Awaited<ReturnType<typeof startService>>;
   try {
     const config = await serviceConfig(values);
-    engine = await startEngine(config, taskFiles(config), values["no-exec"] !== true);
+    engine = await startService(config, taskFiles(config), values["no-exec"] !== true);
     const { host } = config.server;
     io.stderr.write(
       `minedit serve: listening on ${host}:${engine.server.port} — ${engine.tasks.size} tasks, ` +

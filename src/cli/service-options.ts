@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Config, parseConfig } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
-import type { CliIo } from "./main.js";
+import type { StdIo } from "../io/std-io.js";
 
 /** The demo task set shipped in the repository (24 seed problems, one corrupted variant each). */
 export const DEFAULT_TASK_FILE = fileURLToPath(
@@ -101,7 +101,7 @@ export function taskFiles(config: Config): string[] {
 export function parseServiceFlags(
   command: string,
   argv: readonly string[],
-  io: CliIo,
+  io: StdIo,
   help: () => string,
 ): ServiceFlagValues | number {
   let values: ServiceFlagValues & { help?: boolean };

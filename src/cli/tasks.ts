@@ -12,17 +12,16 @@ import { parseArgs } from "node:util";
 import { parseConfig } from "../config.js";
 import { parseCorruptionCount, parseFamilySpec } from "../core/corruption/registry.js";
 import { ErrorCode, isMineditError } from "../errors.js";
-import { isImportFormat } from "../importers/import-file.js";
-import { IMPORT_FORMATS, type ImportFormat } from "../importers/types.js";
+import { Progress } from "../io/progress.js";
+import type { StdIo } from "../io/std-io.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { executionLimits } from "../server/engine.js";
+import { executionLimits } from "../scoring/limits.js";
 import { type BuildOptions, type BuildSummary, buildTasks } from "../tasks/build.js";
+import { isImportFormat } from "../tasks/importers/import-file.js";
+import { IMPORT_FORMATS, type ImportFormat } from "../tasks/importers/types.js";
 import { formatJson, jsonReportPath, reportTaskFile, taskSetPaths } from "../tasks/task-set.js";
-import { commandFailure, usageError } from "./failures.js";
-import type { CliIo } from "./main.js";
-import { Progress } from "./progress.js";
-import { EXIT } from "./score.js";
+import { commandFailure, EXIT, usageError } from "./failures.js";
 
 /** Exit code of a build stopped by Ctrl-C (128 + SIGINT, as shells report it). */
 const EXIT_INTERRUPTED = 130;
@@ -133,10 +132,10 @@ ${EXIT_CODES}
 }
 
 const usage = usageError;
-const failure = (io: CliIo, command: string, error: unknown) => commandFailure(io, `tasks ${command}`, error);
+const failure = (io: StdIo, command: string, error: unknown) => commandFailure(io, `tasks ${command}`, error);
 
 /** `minedit tasks ...`: dispatches to the subcommand. */
-export async function runTasks(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runTasks(argv: readonly string[], io: StdIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "-h" || sub === "--help") {
     io.stdout.write(tasksHelp());
@@ -294,7 +293,7 @@ function rejectedText(summary: BuildSummary): string {
   return parts.length === 0 ? "none rejected" : `rejected: ${parts.join(", ")}`;
 }
 
-async function runBuild(argv: readonly string[], io: CliIo): Promise<number> {
+async function runBuild(argv: readonly string[], io: StdIo): Promise<number> {
   let values: BuildValues;
   let positionals: string[];
   try {
@@ -394,7 +393,7 @@ const STATS_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-async function runStats(argv: readonly string[], io: CliIo): Promise<number> {
+async function runStats(argv: readonly string[], io: StdIo): Promise<number> {
   let values: { json?: boolean; log?: string; help?: boolean };
   let positionals: string[];
   try {

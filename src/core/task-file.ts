@@ -8,7 +8,7 @@
  * datasets we read spell them differently: `id` for `task_id`, `corrupted_program` for `corrupted`,
  * `gold_program` for `gold`. Every other field (statement, split, ...) is ignored here; in particular
  * `tests` and `entry_point`, which the CLI reads only when it executes tests, with the task store's schema
- * (`parseStoredTask` in src/server/task-store.ts) — one schema for the service's task files and the CLI's,
+ * (`parseStoredTask` in src/scoring/task-store.ts) — one schema for the service's task files and the CLI's,
  * and no I/O-side module imported into core.
  *
  * Pure: no I/O. Whether the programs are valid Python is NOT checked here; that needs the parser, which

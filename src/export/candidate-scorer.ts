@@ -11,10 +11,10 @@
  */
 import type { Config } from "../config.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { executionLimits } from "../server/engine.js";
-import { ExecutingRolloutScorer } from "../server/rollout-scorer.js";
-import type { RolloutInput, RolloutOutput } from "../server/scorer.js";
-import type { StoredTask, TaskStore } from "../server/task-store.js";
+import { executionLimits } from "../scoring/limits.js";
+import type { RolloutInput, RolloutOutput } from "../scoring/rollout.js";
+import { ExecutingRolloutScorer } from "../scoring/rollout-scorer.js";
+import type { StoredTask, TaskStore } from "../scoring/task-store.js";
 import type { MetricsPool } from "../workers/metrics-pool.js";
 import type { ScoredCandidate } from "./selection.js";
 

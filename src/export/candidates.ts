@@ -15,6 +15,16 @@
  */
 import { ErrorCode, MineditError } from "../errors.js";
 
+/** The columns a candidates row is read from; other columns of a Parquet file are not decoded. */
+export const CANDIDATE_COLUMNS = [
+  "task_id",
+  "extra_info",
+  "reward_model",
+  "completion",
+  "completions",
+  "responses",
+];
+
 /** The completions of one row and the task they answer. */
 export type CandidateRow = { taskId: string; completions: string[] };
 

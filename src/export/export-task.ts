@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
-import { parseStoredTask, type StoredTask } from "../server/task-store.js";
+import { parseStoredTask, type StoredTask } from "../scoring/task-store.js";
 
 /** A task ready to export. */
 export type ExportTask = StoredTask & {

@@ -1,6 +1,6 @@
 /**
  * The lint corpora (SPEC §4; issue 6 item 6): `alq` (A+L→A′), `qa` (Q→A) and `qa-prime` (Q→A′) from lint
- * tasks (src/lint/lint-task.ts) and candidate revisions — completions of a teacher model (the candidate
+ * tasks (src/scoring/lint-task.ts) and candidate revisions — completions of a teacher model (the candidate
  * shapes of rsft, src/export/candidates.ts) and/or the rule-based fixer `clang-tidy --fix` (C++ tasks).
  *
  * For each task every candidate is judged (src/export/lint-selection.ts): its program is extracted from
@@ -19,26 +19,22 @@
  * candidates are held in memory: lint sets are thousands of files, not millions.
  */
 
+import type { Linter } from "../analyzers/linter.js";
 import { tokenLevenshtein } from "../core/distance.js";
 import { extractProgram } from "../core/extract-program.js";
+import { type Alert, diffAlerts } from "../core/lint/alert.js";
+import { instanceCounts, unifiedDiffLineCount } from "../core/lint/metrics.js";
+import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { PySyntaxError, UnsupportedSyntax } from "../core/python/syntax-error.js";
 import { TokenizeError } from "../core/python/tokenize.js";
 import { sourceTokens } from "../core/tokens/source-tokens.js";
 import { isMineditError } from "../errors.js";
-import {
-  type Alert,
-  diffAlerts,
-  LINT_LANGUAGES,
-  type LintLanguage,
-  TOOL_OF_LANGUAGE,
-} from "../lint/alert.js";
+import type { RowSource } from "../io/inputs.js";
 import { mapConcurrent, runLintTests } from "../lint/build-tasks.js";
 import { clangTidyFix } from "../lint/clang-tidy-fix.js";
-import { isLintTaskRow, type LintTask, parseLintTask } from "../lint/lint-task.js";
-import type { Linter } from "../lint/linter.js";
-import { instanceCounts, unifiedDiffLineCount } from "../lint/metrics.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
+import { isLintTaskRow, type LintTask, parseLintTask } from "../scoring/lint-task.js";
 import { parseCandidateRow } from "./candidates.js";
 import { OOD_SPLIT } from "./export-task.js";
 import type { ExportFormat, ExportManifest } from "./format.js";
@@ -47,7 +43,6 @@ import { type LintCandidate, type RevisionOrigin, selectLintRevision } from "./l
 import type { ExportOutput } from "./output.js";
 import { promptId } from "./prompt.js";
 import { LINT_PROMPT_STYLE, type LintColumns, type LintExportKind, type LintRecord } from "./records.js";
-import type { RowSource } from "./sources.js";
 import { assignSplit, type SplitWeight } from "./splits.js";
 
 /** The rule-based fixers `--fixer` offers. */

@@ -15,8 +15,9 @@
  *
  * Pure: no I/O.
  */
-import type { Alert, LintLanguage } from "../lint/alert.js";
-import type { LintTask } from "../lint/lint-task.js";
+import type { Alert } from "../core/lint/alert.js";
+import type { LintLanguage } from "../core/lint/tools.js";
+import type { LintTask } from "../scoring/lint-task.js";
 import type { Message } from "./prompt.js";
 
 /** Human names of the languages, for prompts. */

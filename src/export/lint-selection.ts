@@ -2,9 +2,9 @@
  * Which candidate revision A′ of a lint task becomes the corpus's answer (issue 6 item 6; SPEC §4–5):
  *
  * - kept only if it passes every test of the task (functionality is a prerequisite, LintEval §3.1) and
- *   reduces the alerts: net fixed = Fixed − New > 0 (multiset matching, src/lint/alert.ts);
+ *   reduces the alerts: net fixed = Fixed − New > 0 (multiset matching, src/core/lint/alert.ts);
  * - of the kept ones, the highest net reduction wins; ties go to the smallest diff — the added + deleted
- *   lines of the unified diff (LintEval's Lines_i, src/lint/metrics.ts), then the token edit distance to
+ *   lines of the unified diff (LintEval's Lines_i, src/core/lint/metrics.ts), then the token edit distance to
  *   the original (the lint reward's per-language tokens) — and then to input order (teacher rows in file
  *   order, then the rule-based fixer), so the choice is the same on every run.
  *

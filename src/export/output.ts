@@ -17,11 +17,12 @@
  *   is written: they belong to someone else.
  */
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { SchemaElement } from "hyparquet";
 import { fileWriter, ParquetWriter } from "hyparquet-writer";
 import { ErrorCode, MineditError } from "../errors.js";
+import { temporaryPath, writeFileAtomically } from "../io/atomic-write.js";
 import {
   dataFilePath,
   type ExportFormat,
@@ -42,17 +43,6 @@ const README = "README.md";
 
 function usage(message: string): MineditError {
   return new MineditError(ErrorCode.InvalidArgument, message);
-}
-
-function temporary(path: string): string {
-  return `${path}.tmp-${process.pid}`;
-}
-
-/** Writes `text` to `path` through a temporary file and a rename. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = temporary(path);
-  await writeFile(tmp, text, "utf8");
-  await rename(tmp, path);
 }
 
 async function readIfExists(path: string): Promise<string | undefined> {
@@ -265,7 +255,7 @@ export class ExportOutput {
     let entry = this.sinks.get(split);
     if (entry === undefined) {
       const path = dataFilePath(this.name, split, this.format.extension);
-      const tmp = temporary(join(this.outDir, path));
+      const tmp = temporaryPath(join(this.outDir, path));
       const sink =
         this.format.schema === undefined
           ? new JsonlSink(tmp)
@@ -298,7 +288,7 @@ export class ExportOutput {
     }
     for (const { path } of files) {
       const final = join(this.outDir, path);
-      await rename(temporary(final), final);
+      await rename(temporaryPath(final), final);
     }
     const kept = new Set(files.map((f) => f.path));
     for (const old of this.previous?.files ?? []) {
@@ -307,7 +297,7 @@ export class ExportOutput {
       if (safe && !kept.has(old.path)) await rm(join(this.outDir, old.path), { force: true });
     }
     const written: ExportManifest = { ...manifest, files };
-    await writeAtomically(
+    await writeFileAtomically(
       join(this.outDir, manifestPath(this.name)),
       `${JSON.stringify(written, null, 2)}\n`,
     );
@@ -317,7 +307,7 @@ export class ExportOutput {
 
   private async writeRegistry(manifest: ExportManifest): Promise<void> {
     if (this.format.name === "hf") {
-      await writeAtomically(join(this.outDir, README), datasetCard(await readManifests(this.outDir)));
+      await writeFileAtomically(join(this.outDir, README), datasetCard(await readManifests(this.outDir)));
     }
     if (this.format.name === "llamafactory" && this.datasetInfo !== undefined) {
       // Other datasets' entries stay; this export's previous entries are replaced by its new ones.
@@ -329,7 +319,7 @@ export class ExportOutput {
         if (!stale.has(key)) info[key] = value;
       }
       Object.assign(info, datasetInfoEntries(manifest));
-      await writeAtomically(join(this.outDir, DATASET_INFO), `${JSON.stringify(info, null, 2)}\n`);
+      await writeFileAtomically(join(this.outDir, DATASET_INFO), `${JSON.stringify(info, null, 2)}\n`);
     }
   }
 

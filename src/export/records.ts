@@ -15,8 +15,9 @@
  *
  * Pure: no I/O.
  */
+
+import type { LintLanguage } from "../core/lint/tools.js";
 import type { Verdict } from "../core/reward.js";
-import type { LintLanguage } from "../lint/alert.js";
 import type { ExportTask } from "./export-task.js";
 import type { RevisionOrigin } from "./lint-selection.js";
 import { type Message, type PromptStyle, promptId, promptMessages, pythonBlock } from "./prompt.js";

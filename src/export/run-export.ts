@@ -17,8 +17,9 @@ import type { Config } from "../config.js";
 import { REWARD_DEFINITION_VERSION, VERDICTS, type Verdict } from "../core/reward.js";
 import { taskIdOf, taskKey } from "../core/task-file.js";
 import { isMineditError } from "../errors.js";
+import type { RowSource } from "../io/inputs.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { TaskStore } from "../server/task-store.js";
+import { TaskStore } from "../scoring/task-store.js";
 import type { MetricsPool } from "../workers/metrics-pool.js";
 import { type CandidateJob, CandidateScorer } from "./candidate-scorer.js";
 import { parseCandidateRow } from "./candidates.js";
@@ -43,7 +44,6 @@ import {
   RsftSelector,
   type ScoredCandidate,
 } from "./selection.js";
-import type { RowSource } from "./sources.js";
 import { assignSplit, type SplitWeight } from "./splits.js";
 
 /** Tasks checked per metrics call, and candidates scored per batch. */

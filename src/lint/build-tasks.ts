@@ -17,24 +17,24 @@
  */
 import { basename } from "node:path";
 import { z } from "zod";
+import type { Linter } from "../analyzers/linter.js";
+import type { Alert } from "../core/lint/alert.js";
+import {
+  ALERT_CATEGORIES,
+  type AlertCategory,
+  LINT_LANGUAGES,
+  type LintLanguage,
+  type LintTool,
+  TOOL_OF_LANGUAGE,
+} from "../core/lint/tools.js";
 import { table } from "../core/task-stats.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { runCppTests } from "../runners/cpp.js";
 import { runJavaTests } from "../runners/java.js";
 import { type PythonTests, runPythonTests, type TestOutcome } from "../runners/python.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
-import { TestsRowSchema, testsFromRow } from "../server/tests-row.js";
-import {
-  ALERT_CATEGORIES,
-  type Alert,
-  type AlertCategory,
-  LINT_LANGUAGES,
-  type LintLanguage,
-  type LintTool,
-  TOOL_OF_LANGUAGE,
-} from "./alert.js";
-import { LINT_TASK_KIND, type LintTask } from "./lint-task.js";
-import type { Linter } from "./linter.js";
+import { LINT_TASK_KIND, type LintTask } from "../scoring/lint-task.js";
+import { TestsRowSchema, testsFromRow } from "../scoring/tests-row.js";
 
 /** A source file with tests, validated. */
 export type LintSource = {

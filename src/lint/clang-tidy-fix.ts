@@ -10,9 +10,10 @@
  * `--fix-errors`): a file that does not compile is returned unchanged. Suppression comments are left as
  * they are — the fixer only skips what they mark, and the analysis of the result defeats them anyway.
  */
+
+import { lintConfigText, runTool, toolFailure } from "../analyzers/analyzer.js";
+import { CLANG_TIDY_COMPILE_FLAGS, CLANG_TIDY_CONFIG } from "../analyzers/clang-tidy.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { lintConfigText, runTool, toolFailure } from "./analyzer.js";
-import { CLANG_TIDY_COMPILE_FLAGS, CLANG_TIDY_CONFIG } from "./analyzers/clang-tidy.js";
 
 const FILE = "src/0/main.cpp";
 const MARKER = "@@minedit-clang-tidy-fix:";

@@ -4,9 +4,8 @@
  * category, and the analyzer versions — as data ({@link LintReport}) and as Markdown tables.
  */
 
-import { type LintLanguage, TOOL_OF_LANGUAGE } from "./alert.js";
-import type { AnalyzerVersion } from "./analyzer.js";
-import type { Linter } from "./linter.js";
+import type { AnalyzerVersion } from "../analyzers/analyzer.js";
+import type { Linter } from "../analyzers/linter.js";
 import {
   instanceCounts,
   type LintInstance,
@@ -15,7 +14,8 @@ import {
   lintMetrics,
   styleScore,
   unifiedDiffLineCount,
-} from "./metrics.js";
+} from "../core/lint/metrics.js";
+import { type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 
 /** One refactoring to report on. */
 export type RefactoringRow = {

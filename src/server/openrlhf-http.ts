@@ -34,7 +34,7 @@ import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import type { ServerConfig } from "../config.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import type { RolloutInput, RolloutOutput, RolloutScorer } from "./scorer.js";
+import type { RolloutInput, RolloutOutput, RolloutScorer } from "../scoring/rollout.js";
 import { readPem } from "./server.js";
 
 export type OpenRlhfServerOptions = {

@@ -42,7 +42,7 @@ import {
   Verdict,
 } from "../gen/minedit/v1/reward_pb.js";
 import type { PythonTests } from "../runners/python.js";
-import type { RolloutInput, RolloutOutput, RolloutScorer, RolloutTask } from "./scorer.js";
+import type { RolloutInput, RolloutOutput, RolloutScorer, RolloutTask } from "../scoring/rollout.js";
 import type { Decoded } from "./service-definition.js";
 import { toGrpcStatus } from "./status.js";
 

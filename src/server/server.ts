@@ -20,10 +20,10 @@ import type { ServerConfig } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js";
 import { file_minedit_v1_reward, RewardService } from "../gen/minedit/v1/reward_pb.js";
+import type { RolloutScorer } from "../scoring/rollout.js";
 import { HealthService, ServingStatus } from "./health.js";
 import { addReflection } from "./reflection.js";
 import { type InternalErrorContext, rewardServiceHandlers } from "./reward-service.js";
-import type { RolloutScorer } from "./scorer.js";
 import { grpcServerServiceDefinition } from "./service-definition.js";
 import { unauthenticatedStatus } from "./status.js";
 

@@ -34,11 +34,11 @@ import { PySyntaxError, UnsupportedSyntax } from "../core/python/syntax-error.js
 import { TokenizeError } from "../core/python/tokenize.js";
 import type { RejectionCounts, RejectionReason } from "../core/task-stats.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import { importFile } from "../importers/import-file.js";
-import { runnerTests } from "../importers/runner-tests.js";
-import type { ImportFormat, Problem } from "../importers/types.js";
 import { runPythonTests, type TestOutcome } from "../runners/python.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
+import { importFile } from "./importers/import-file.js";
+import { runnerTests } from "./importers/runner-tests.js";
+import type { ImportFormat, Problem } from "./importers/types.js";
 import {
   type BuildLogEntry,
   type BuildSettings,

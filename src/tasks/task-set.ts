@@ -25,7 +25,7 @@ import {
   type TaskReport,
 } from "../core/task-stats.js";
 import { isMineditError } from "../errors.js";
-import type { ImportFormat, ProblemTests } from "../importers/types.js";
+import type { ImportFormat, ProblemTests } from "./importers/types.js";
 
 /**
  * A corruption of a task row: as the engine applied it, or only its family when the source was already

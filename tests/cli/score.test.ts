@@ -9,8 +9,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PLAIN_INTERVAL_MS, Progress, type ProgressStream } from "../../src/cli/progress.js";
 import { REWARD_DEFINITION_VERSION } from "../../src/core/reward.js";
+import { PLAIN_INTERVAL_MS, Progress, type ProgressStream } from "../../src/io/progress.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const FIXTURES = join(ROOT, "tests", "fixtures", "score");

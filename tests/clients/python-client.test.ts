@@ -1,6 +1,6 @@
 /**
  * The Python client package (clients/python) and its trainer adapters against the REAL service:
- * startEngine with the shipped demo tasks plus one task whose tests are unusable (so its rollouts get a
+ * startService with the shipped demo tasks plus one task whose tests are unusable (so its rollouts get a
  * real INFRA_ERROR), the bubblewrap sandbox, token auth and the OpenRLHF HTTP endpoint on, all on free
  * loopback ports. Each Python test module (unittest) runs under Debian's /usr/bin/python3, which has the
  * python3-grpcio and python3-protobuf packages (scripts/ensure-system.sh installs them); the OpenRLHF
@@ -14,8 +14,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_TASK_FILE } from "../../src/cli/service-options.js";
 import { parseConfig } from "../../src/config.js";
-import { type Engine, startEngine } from "../../src/server/engine.js";
 import { type RunningServer, startServer } from "../../src/server/server.js";
+import { type Service, startService } from "../../src/server/service.js";
 import { ReversingFakeScorer, selfSignedCertificate } from "../server/harness.js";
 
 const PYTHON = "/usr/bin/python3";
@@ -24,7 +24,7 @@ const TESTS_DIR = join(ROOT, "clients/python/tests");
 const TOKEN = "python-client-test-token";
 const INFRA_TASK_ID = "test/unusable-tests";
 
-let engine: Engine;
+let engine: Service;
 /** A TLS gRPC server for the client's TLS option; its FAKE scorer answers "verdict:PASSED" with 0.1. */
 let tlsServer: RunningServer;
 let workDir: string;
@@ -60,7 +60,7 @@ beforeAll(async () => {
     pool: { threads: 1 },
     sandbox: { wallTimeMs: 5000, executionConcurrency: 2 },
   });
-  engine = await startEngine(config, [DEFAULT_TASK_FILE, infraTasks], true);
+  engine = await startService(config, [DEFAULT_TASK_FILE, infraTasks], true);
   const { certFile, keyFile } = selfSignedCertificate(workDir);
   tlsServer = await startServer({
     config: parseConfig({ server: { port: 0, tls: { certFile, keyFile } } }).server,

@@ -17,7 +17,7 @@ import { revertCorruptions } from "../../src/core/corruption/engine.js";
 import { IN_DOMAIN_FAMILIES } from "../../src/core/corruption/in-domain/index.js";
 import { OOD_FAMILIES } from "../../src/core/corruption/ood/index.js";
 import type { AppliedCorruption } from "../../src/core/corruption/types.js";
-import { TaskStore } from "../../src/server/task-store.js";
+import { TaskStore } from "../../src/scoring/task-store.js";
 import {
   type BuildLogEntry,
   type BuiltTaskRow,

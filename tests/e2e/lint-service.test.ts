@@ -1,5 +1,5 @@
 /**
- * Lint tasks end to end, nothing faked: startEngine with the lint task file tests/fixtures/lint/tasks.jsonl
+ * Lint tasks end to end, nothing faked: startService with the lint task file tests/fixtures/lint/tasks.jsonl
  * (one Python, one C++, one Java task), the real sandbox, compilers and analyzers (Pylint, clang-tidy,
  * PMD), and a real grpc-js client. One ScoreBatch mixes lint rollouts of all three languages, an inline
  * lint task and a repair rollout. Slow by nature (each analyzer run takes seconds), so it is one batch.
@@ -8,10 +8,10 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Client, credentials } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
 import { parseConfig } from "../../src/config.js";
 import { LintLanguage, type RolloutResult, Verdict } from "../../src/gen/minedit/v1/reward_pb.js";
-import { PINNED_ANALYZER_VERSIONS } from "../../src/lint/analyzer.js";
-import { type Engine, startEngine } from "../../src/server/engine.js";
+import { type Service, startService } from "../../src/server/service.js";
 import { scoreBatch } from "../server/harness.js";
 
 const TASK_FILE = new URL("../fixtures/lint/tasks.jsonl", import.meta.url).pathname;
@@ -71,7 +71,7 @@ public class Main {
 }
 `;
 
-let engine: Engine;
+let engine: Service;
 let client: Client;
 let byId: Map<string, RolloutResult>;
 
@@ -84,7 +84,7 @@ beforeAll(async () => {
     pool: { threads: 1 },
     sandbox: { executionConcurrency: 2 },
   });
-  engine = await startEngine(config, [TASK_FILE], true);
+  engine = await startService(config, [TASK_FILE], true);
   client = new Client(`127.0.0.1:${engine.server.port}`, credentials.createInsecure());
   const pyTests = {
     style: {

@@ -1,5 +1,5 @@
 /**
- * The whole service, nothing faked: startEngine (metrics pool, bubblewrap sandbox, the shipped demo
+ * The whole service, nothing faked: startService (metrics pool, bubblewrap sandbox, the shipped demo
  * tasks, the executing scorer, the grpc-js server on 127.0.0.1:0) and a real grpc-js client.
  */
 import { spawnSync } from "node:child_process";
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_TASK_FILE } from "../../src/cli/service-options.js";
 import { parseConfig } from "../../src/config.js";
 import { ScoreStreamRequestSchema, Verdict } from "../../src/gen/minedit/v1/reward_pb.js";
-import { type Engine, startEngine } from "../../src/server/engine.js";
+import { type Service, startService } from "../../src/server/service.js";
 import { callError, collect, scoreBatch, scoreStream } from "../server/harness.js";
 
 type TaskRow = { task_id: string; gold: string; corrupted: string; tests: { style: string } };
@@ -21,14 +21,14 @@ const tasks = readFileSync(DEFAULT_TASK_FILE, "utf8")
 const byStyle = (style: string) => tasks.find((t) => t.tests.style === style) as TaskRow;
 const fence = (code: string) => `\`\`\`python\n${code}\`\`\``;
 
-let engine: Engine;
+let engine: Service;
 let client: Client;
 
 beforeAll(async () => {
   const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
   if (build.status !== 0) throw new Error("build failed");
   const config = parseConfig({ server: { port: 0 }, pool: { threads: 2 }, sandbox: { wallTimeMs: 3000 } });
-  engine = await startEngine(config, [DEFAULT_TASK_FILE], true);
+  engine = await startService(config, [DEFAULT_TASK_FILE], true);
   client = new Client(`127.0.0.1:${engine.server.port}`, credentials.createInsecure());
 }, 300_000);
 

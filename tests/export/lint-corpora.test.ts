@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLintSandbox } from "../../src/analyzers/linter.js";
 import { alqMessages, codeBlock, LINT_REQUIREMENTS, qaMessages } from "../../src/export/lint-prompt.js";
 import {
   compareLintCandidates,
@@ -22,10 +23,9 @@ import {
 } from "../../src/export/lint-selection.js";
 import { type Message, promptId } from "../../src/export/prompt.js";
 import { clangTidyFix } from "../../src/lint/clang-tidy-fix.js";
-import { type LintTask, lintTaskRow, parseLintTask } from "../../src/lint/lint-task.js";
-import { createLintSandbox } from "../../src/lint/linter.js";
 import { runCppTests } from "../../src/runners/cpp.js";
 import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";
+import { type LintTask, lintTaskRow, parseLintTask } from "../../src/scoring/lint-task.js";
 import { exportCli, readJsonl, tempDir, writeJsonl } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

@@ -3,7 +3,7 @@
  * multiset matching on (rule id, sanitized message) that never looks at lines.
  */
 import { describe, expect, test } from "vitest";
-import { type Alert, alertKey, diffAlerts, makeAlert, sanitizeMessage } from "../../src/lint/alert.js";
+import { type Alert, alertKey, diffAlerts, makeAlert, sanitizeMessage } from "../../src/core/lint/alert.js";
 
 describe("sanitizeMessage", () => {
   test.each([

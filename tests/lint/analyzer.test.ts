@@ -3,11 +3,16 @@
  * pin check, the same-length neutralization of suppression markers, and batched runs.
  */
 import { describe, expect, test } from "vitest";
+import {
+  checkPinnedVersion,
+  inRuns,
+  neutralize,
+  PINNED_ANALYZER_VERSIONS,
+} from "../../src/analyzers/analyzer.js";
+import { parseClangTidyOutput, parseClangTidyVersion } from "../../src/analyzers/clang-tidy.js";
+import { parsePmdJson, parsePmdVersion } from "../../src/analyzers/pmd.js";
+import { parsePylintJson, parsePylintVersion } from "../../src/analyzers/pylint.js";
 import { ErrorCode } from "../../src/errors.js";
-import { checkPinnedVersion, inRuns, neutralize, PINNED_ANALYZER_VERSIONS } from "../../src/lint/analyzer.js";
-import { parseClangTidyOutput, parseClangTidyVersion } from "../../src/lint/analyzers/clang-tidy.js";
-import { parsePmdJson, parsePmdVersion } from "../../src/lint/analyzers/pmd.js";
-import { parsePylintJson, parsePylintVersion } from "../../src/lint/analyzers/pylint.js";
 
 const fail = () => new Error("unparsable");
 

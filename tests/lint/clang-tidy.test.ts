@@ -4,9 +4,9 @@
  * errors as alerts, inert NOLINT comments, and the line-shift invariance of matching.
  */
 import { describe, expect, test } from "vitest";
-import { diffAlerts } from "../../src/lint/alert.js";
-import { PINNED_ANALYZER_VERSIONS } from "../../src/lint/analyzer.js";
-import { neutralizeNolint } from "../../src/lint/analyzers/clang-tidy.js";
+import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
+import { neutralizeNolint } from "../../src/analyzers/clang-tidy.js";
+import { diffAlerts } from "../../src/core/lint/alert.js";
 import { ruleLines, useLinter } from "./helpers.js";
 
 const SAMPLE = `#include <cstdio>

@@ -3,8 +3,8 @@
  * of an alert list the known-alert assertions compare.
  */
 import { afterAll, beforeAll } from "vitest";
-import type { Alert } from "../../src/lint/alert.js";
-import { Linter } from "../../src/lint/linter.js";
+import { Linter } from "../../src/analyzers/linter.js";
+import type { Alert } from "../../src/core/lint/alert.js";
 
 /** A linter created before the file's tests and closed after them; call the result inside tests. */
 export function useLinter(): () => Linter {

@@ -1,11 +1,11 @@
 /**
- * The lint task row (src/lint/lint-task.ts): the fixture rows parse, rows round-trip through
+ * The lint task row (src/scoring/lint-task.ts): the fixture rows parse, rows round-trip through
  * `lintTaskRow`, the task store tells lint rows from repair rows, and bad rows name their field.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { isLintTaskRow, lintTaskRow, parseLintTask } from "../../src/lint/lint-task.js";
-import { TaskStore } from "../../src/server/task-store.js";
+import { isLintTaskRow, lintTaskRow, parseLintTask } from "../../src/scoring/lint-task.js";
+import { TaskStore } from "../../src/scoring/task-store.js";
 
 const FIXTURE = new URL("../fixtures/lint/tasks.jsonl", import.meta.url).pathname;
 const rows = readFileSync(FIXTURE, "utf8")

@@ -8,14 +8,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import type { Alert, AlertCategory } from "../../src/lint/alert.js";
+import type { Alert } from "../../src/core/lint/alert.js";
 import {
   instanceCounts,
   type LintInstance,
   lintMetrics,
   styleScore,
   unifiedDiffLineCount,
-} from "../../src/lint/metrics.js";
+} from "../../src/core/lint/metrics.js";
+import type { AlertCategory } from "../../src/core/lint/tools.js";
 
 /** An alert with an explicit category (the taxonomy is not under test here). */
 function alert(ruleId: string, category: AlertCategory, line = 1, message = `message of ${ruleId}`): Alert {

@@ -5,8 +5,8 @@
  * all its files in one call.
  */
 import { describe, expect, test } from "vitest";
-import { diffAlerts } from "../../src/lint/alert.js";
-import { PINNED_ANALYZER_VERSIONS } from "../../src/lint/analyzer.js";
+import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
+import { diffAlerts } from "../../src/core/lint/alert.js";
 import { ruleLines, useLinter } from "./helpers.js";
 
 const SAMPLE = `import java.io.BufferedReader;

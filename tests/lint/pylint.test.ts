@@ -4,9 +4,9 @@
  * line-shift invariance of matching.
  */
 import { describe, expect, test } from "vitest";
-import { diffAlerts } from "../../src/lint/alert.js";
-import { PINNED_ANALYZER_VERSIONS } from "../../src/lint/analyzer.js";
-import { neutralizePylintPragmas } from "../../src/lint/analyzers/pylint.js";
+import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
+import { neutralizePylintPragmas } from "../../src/analyzers/pylint.js";
+import { diffAlerts } from "../../src/core/lint/alert.js";
 import { ruleLines, useLinter } from "./helpers.js";
 
 const SAMPLE = `"""Sum of the input numbers."""

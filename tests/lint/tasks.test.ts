@@ -8,17 +8,17 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLintSandbox, Linter } from "../../src/analyzers/linter.js";
 import { main } from "../../src/cli/main.js";
-import type { Alert } from "../../src/lint/alert.js";
+import type { Alert } from "../../src/core/lint/alert.js";
 import {
   buildLintTasks,
   type LintSource,
   parseLintSource,
   SKIP_REASONS,
 } from "../../src/lint/build-tasks.js";
-import { parseLintTask } from "../../src/lint/lint-task.js";
-import { createLintSandbox, Linter } from "../../src/lint/linter.js";
 import { DEFAULT_LIMITS, type Sandbox } from "../../src/sandbox/sandbox.js";
+import { parseLintTask } from "../../src/scoring/lint-task.js";
 import { readJsonl, tempDir } from "../export/helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

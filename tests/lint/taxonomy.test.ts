@@ -8,15 +8,15 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { ALERT_CATEGORIES } from "../../src/lint/alert.js";
-import { LINT_CONFIG_DIR } from "../../src/lint/analyzer.js";
+import { LINT_CONFIG_DIR } from "../../src/analyzers/analyzer.js";
 import {
   categoryOf,
   PARSE_ERROR_RULE,
   pmdRuleGroups,
   taxonomyEntry,
   taxonomyOverrides,
-} from "../../src/lint/taxonomy.js";
+} from "../../src/core/lint/taxonomy.js";
+import { ALERT_CATEGORIES } from "../../src/core/lint/tools.js";
 
 const config = (name: string) => fileURLToPath(new URL(name, LINT_CONFIG_DIR));
 

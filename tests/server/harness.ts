@@ -29,7 +29,7 @@ import {
   type ScoreStreamRequest,
   type ScoreStreamResponse,
 } from "../../src/gen/minedit/v1/reward_pb.js";
-import type { RolloutInput, RolloutOutput, RolloutScorer } from "../../src/server/scorer.js";
+import type { RolloutInput, RolloutOutput, RolloutScorer } from "../../src/scoring/rollout.js";
 import { type RunningServer, startServer } from "../../src/server/server.js";
 import { grpcServiceDefinition } from "../../src/server/service-definition.js";
 

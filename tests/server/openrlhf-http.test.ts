@@ -11,8 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { serviceConfig } from "../../src/cli/service-options.js";
 import { parseConfig, type ServerConfig, ServerConfigSchema } from "../../src/config.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
+import type { RolloutScorer } from "../../src/scoring/rollout.js";
 import { type RunningHttpServer, startOpenRlhfServer } from "../../src/server/openrlhf-http.js";
-import type { RolloutScorer } from "../../src/server/scorer.js";
 import { ReversingFakeScorer, SignalWaitingFakeScorer, selfSignedCertificate } from "./harness.js";
 
 let running: RunningHttpServer | undefined;

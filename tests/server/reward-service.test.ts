@@ -20,10 +20,10 @@ import {
   type ScoreStreamResponse,
   Verdict,
 } from "../../src/gen/minedit/v1/reward_pb.js";
-import { ExecutingRolloutScorer } from "../../src/server/rollout-scorer.js";
-import type { RolloutInput, RolloutOutput } from "../../src/server/scorer.js";
+import type { RolloutInput, RolloutOutput } from "../../src/scoring/rollout.js";
+import { ExecutingRolloutScorer } from "../../src/scoring/rollout-scorer.js";
+import { TaskStore } from "../../src/scoring/task-store.js";
 import { startServer } from "../../src/server/server.js";
-import { TaskStore } from "../../src/server/task-store.js";
 import { MetricsPool } from "../../src/workers/metrics-pool.js";
 import {
   callError,

@@ -32,8 +32,8 @@ import { Verdict } from "../../src/gen/minedit/v1/reward_pb.js";
 import { runPythonTests } from "../../src/runners/python.js";
 import { createBwrapSandbox } from "../../src/sandbox/bwrap.js";
 import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";
-import { startEngine } from "../../src/server/engine.js";
-import { parseStoredTask, TaskStore } from "../../src/server/task-store.js";
+import { parseStoredTask, TaskStore } from "../../src/scoring/task-store.js";
+import { startService } from "../../src/server/service.js";
 import { type BuildSummary, buildTasks } from "../../src/tasks/build.js";
 import type { BuiltTaskRow } from "../../src/tasks/task-set.js";
 import { scoreBatch } from "../server/harness.js";
@@ -467,7 +467,7 @@ describe("the server's task store", () => {
       pool: { threads: 1 },
       sandbox: { executionConcurrency: 2 },
     });
-    const engine = await startEngine(config, [out], true);
+    const engine = await startService(config, [out], true);
     const client = new Client(`127.0.0.1:${engine.server.port}`, credentials.createInsecure());
     try {
       const ref = { case: "taskId" as const, value: task.task_id };

@@ -15,25 +15,30 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
-import { detectFormat, importFile, importRow, isImportFormat } from "../../src/importers/import-file.js";
+import { runPythonTests } from "../../src/runners/python.js";
+import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
+import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";
+import {
+  detectFormat,
+  importFile,
+  importRow,
+  isImportFormat,
+} from "../../src/tasks/importers/import-file.js";
 import {
   JsonNumber,
   parseLosslessJson,
   parseLosslessJsonArray,
   toPlainJson,
-} from "../../src/importers/json-lossless.js";
-import { pythonLiteral } from "../../src/importers/python-literal.js";
-import { cleandoc } from "../../src/importers/python-source.js";
-import { runnerTests } from "../../src/importers/runner-tests.js";
+} from "../../src/tasks/importers/json-lossless.js";
+import { pythonLiteral } from "../../src/tasks/importers/python-literal.js";
+import { cleandoc } from "../../src/tasks/importers/python-source.js";
+import { runnerTests } from "../../src/tasks/importers/runner-tests.js";
 import {
   isStandardLibraryModule,
   nonStandardLibraries,
   standardLibraryModules,
-} from "../../src/importers/stdlib-modules.js";
-import type { ImportedRow, ImportFormat, Problem } from "../../src/importers/types.js";
-import { runPythonTests } from "../../src/runners/python.js";
-import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
-import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";
+} from "../../src/tasks/importers/stdlib-modules.js";
+import type { ImportedRow, ImportFormat, Problem } from "../../src/tasks/importers/types.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/importers/", import.meta.url));
 const SEED = fileURLToPath(new URL("../../datasets/seed/problems.jsonl", import.meta.url));

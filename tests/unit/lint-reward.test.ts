@@ -1,5 +1,5 @@
 /**
- * The lint reward (src/core/lint-reward.ts) on hand-computed cases, and its ordering properties:
+ * The lint reward (src/core/lint/reward.ts) on hand-computed cases, and its ordering properties:
  * doing nothing scores λexec exactly; every passing revision that adds no alert beats a failure.
  */
 import { describe, expect, test } from "vitest";
@@ -9,7 +9,7 @@ import {
   LINT_REWARD_DEFINITION_VERSION,
   lintComponents,
   netReduction,
-} from "../../src/core/lint-reward.js";
+} from "../../src/core/lint/reward.js";
 import { VERDICTS } from "../../src/core/reward.js";
 
 const DEFAULTS = parseConfig({}).reward;

@@ -17,7 +17,7 @@ import type {
   Operator,
   UnaryOperator,
 } from "./ast.js";
-import { convertStrings } from "./convert-string.js";
+import { convertStrings, type ExpressionConverters } from "./convert-string.js";
 import { childrenOf, field, hasToken, namedChildrenOf, reject, requiredField } from "./cst.js";
 import { pythonParser } from "./grammar.js";
 import { parseNumberLiteral } from "./literals.js";
@@ -104,6 +104,12 @@ export function identifier(node: Node): string {
   return /^[\x00-\x7f]*$/.test(text) ? text : text.normalize("NFKC");
 }
 
+/** The converters f-strings (convert-string.ts) use for the expressions in their replacement fields. */
+export const EXPRESSION_CONVERTERS: ExpressionConverters = {
+  expression: (node) => convertExpression(node),
+  element: (node) => convertElement(node),
+};
+
 export function convertExpression(node: Node): Expr {
   switch (node.type) {
     case "identifier":
@@ -120,9 +126,9 @@ export function convertExpression(node: Node): Expr {
     case "ellipsis":
       return { type: "Constant", value: { kind: "Ellipsis" }, kind: null };
     case "string":
-      return convertStrings([node]);
+      return convertStrings([node], EXPRESSION_CONVERTERS);
     case "concatenated_string":
-      return convertStrings(namedChildrenOf(node));
+      return convertStrings(namedChildrenOf(node), EXPRESSION_CONVERTERS);
     case "parenthesized_expression":
       return convertParenthesized(node);
     case "tuple":

@@ -6,7 +6,7 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { Expr, Pattern } from "./ast.js";
-import { convertExpression, identifier } from "./convert-expression.js";
+import { convertExpression, EXPRESSION_CONVERTERS, identifier } from "./convert-expression.js";
 import { convertStrings } from "./convert-string.js";
 import { childrenOf, namedChildrenOf, reject } from "./cst.js";
 
@@ -56,7 +56,7 @@ function convertPatternNode(node: Node): Pattern {
       // ast.parse accepts an f-string here; only the compiler rejects it.
       return {
         type: "MatchValue",
-        value: convertStrings(node.type === "string" ? [node] : namedChildrenOf(node)),
+        value: convertStrings(node.type === "string" ? [node] : namedChildrenOf(node), EXPRESSION_CONVERTERS),
       };
     }
     case "none":

@@ -9,13 +9,24 @@
  */
 import type { Node } from "web-tree-sitter";
 import type { Expr } from "./ast.js";
-import { convertElement, convertExpression } from "./convert-expression.js";
 import { field, hasToken, namedChildrenOf, reject, requiredField } from "./cst.js";
 import { decodeStringBody, joinPythonStr, splitStringLiteral, splitStringStart } from "./literals.js";
 
 type Piece = { kind: "text"; value: string } | { kind: "value"; expr: Expr };
 
-export function convertStrings(nodes: Node[]): Expr {
+/**
+ * How the expressions inside f-string replacement fields are converted: convert-expression.ts passes its
+ * own converters in, so the two modules do not import each other (strings contain expressions, and
+ * expressions contain strings).
+ */
+export type ExpressionConverters = {
+  /** Any expression (`{x + 1}`). */
+  expression(node: Node): Expr;
+  /** One element of a bare tuple (`{a, *b}`), where a starred expression is allowed. */
+  element(node: Node): Expr;
+};
+
+export function convertStrings(nodes: Node[], convert: ExpressionConverters): Expr {
   let sawBytes = false;
   let sawText = false;
   let sawFString = false;
@@ -36,7 +47,7 @@ export function convertStrings(nodes: Node[]): Expr {
     const raw = prefix.includes("r");
     if (prefix.includes("f")) {
       sawFString = true;
-      appendFStringPieces(node, start, quote, raw, pieces);
+      appendFStringPieces(node, start, quote, raw, pieces, convert);
     } else {
       const { body } = splitStringLiteral(node.text);
       pieces.push({ kind: "text", value: decodeStringBody(body, { bytes, raw }) });
@@ -78,7 +89,14 @@ function joinPieces(pieces: Piece[], firstKind: string | null): Expr[] {
   return values;
 }
 
-function appendFStringPieces(node: Node, start: Node, quote: string, raw: boolean, pieces: Piece[]): void {
+function appendFStringPieces(
+  node: Node,
+  start: Node,
+  quote: string,
+  raw: boolean,
+  pieces: Piece[],
+  convert: ExpressionConverters,
+): void {
   const source = node.text;
   const base = node.startIndex;
   let cursor = start.endIndex - base;
@@ -88,7 +106,7 @@ function appendFStringPieces(node: Node, start: Node, quote: string, raw: boolea
     if (child.type !== "interpolation") continue;
     const from = child.startIndex - base;
     pieces.push({ kind: "text", value: decodeLiteralText(node, source.slice(cursor, from), raw) });
-    appendInterpolation(child, quote, raw, pieces);
+    appendInterpolation(child, quote, raw, pieces, convert);
     cursor = child.endIndex - base;
   }
   pieces.push({ kind: "text", value: decodeLiteralText(node, source.slice(cursor, end), raw) });
@@ -120,7 +138,14 @@ function decodeLiteralText(node: Node, text: string, raw: boolean): string {
   return decodeStringBody(out, { bytes: false, raw });
 }
 
-function appendInterpolation(node: Node, quote: string, raw: boolean, pieces: Piece[], depth = 0): void {
+function appendInterpolation(
+  node: Node,
+  quote: string,
+  raw: boolean,
+  pieces: Piece[],
+  convert: ExpressionConverters,
+  depth = 0,
+): void {
   // CPython 3.11 allows one level of replacement fields inside a format spec, no more.
   if (depth > 1) reject(node, "f-string: expressions nested too deeply");
   const expressionNode = field(node, "expression");
@@ -145,7 +170,7 @@ function appendInterpolation(node: Node, quote: string, raw: boolean, pieces: Pi
       kind: "value",
       expr: {
         type: "FormattedValue",
-        value: convertExpression(requiredField(expressionNode, "name")),
+        value: convert.expression(requiredField(expressionNode, "name")),
         conversion: -1,
         format_spec: {
           type: "JoinedStr",
@@ -174,21 +199,27 @@ function appendInterpolation(node: Node, quote: string, raw: boolean, pieces: Pi
     kind: "value",
     expr: {
       type: "FormattedValue",
-      value: convertInterpolationExpression(expressionNode),
+      value: convertInterpolationExpression(expressionNode, convert),
       conversion,
-      format_spec: specNode === null ? null : convertFormatSpec(specNode, quote, raw, depth),
+      format_spec: specNode === null ? null : convertFormatSpec(specNode, quote, raw, depth, convert),
     },
   });
 }
 
-function convertInterpolationExpression(node: Node): Expr {
+function convertInterpolationExpression(node: Node, convert: ExpressionConverters): Expr {
   if (node.type === "expression_list" || node.type === "pattern_list") {
-    return { type: "Tuple", elts: namedChildrenOf(node).map(convertElement) };
+    return { type: "Tuple", elts: namedChildrenOf(node).map((element) => convert.element(element)) };
   }
-  return convertExpression(node);
+  return convert.expression(node);
 }
 
-function convertFormatSpec(node: Node, quote: string, raw: boolean, depth: number): Expr {
+function convertFormatSpec(
+  node: Node,
+  quote: string,
+  raw: boolean,
+  depth: number,
+  convert: ExpressionConverters,
+): Expr {
   const pieces: Piece[] = [];
   const source = node.text;
   const base = node.startIndex;
@@ -199,7 +230,7 @@ function convertFormatSpec(node: Node, quote: string, raw: boolean, depth: numbe
       kind: "text",
       value: decodeSpecText(node, source.slice(cursor, child.startIndex - base), raw),
     });
-    appendInterpolation(child, quote, raw, pieces, depth + 1);
+    appendInterpolation(child, quote, raw, pieces, convert, depth + 1);
     cursor = child.endIndex - base;
   }
   pieces.push({ kind: "text", value: decodeSpecText(node, source.slice(cursor), raw) });

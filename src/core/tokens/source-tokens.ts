@@ -7,7 +7,7 @@ import { programTokens } from "../normalize.js";
 import { cppTokens } from "./cpp.js";
 import { javaTokens } from "./java.js";
 
-/** The languages with a tokenizer here (the lint languages of src/lint/alert.ts). */
+/** The languages with a tokenizer here (the lint languages of src/core/lint/alert.ts). */
 export type SourceLanguage = "python" | "cpp" | "java";
 
 /**

@@ -1,0 +1,347 @@
+/**
+ * The scoring engine behind the gRPC handlers: metrics in the piscina pool, tests in the sandbox,
+ * reward from both (SPEC §2). Results are yielded as soon as each rollout is done.
+ *
+ * - The whole batch goes to the pool at once, so each task's C and G are normalized once.
+ * - Rollouts of one task whose norm(M) is identical execute once; the others reuse the outcome
+ *   (`cached: true`), as GRPO groups often repeat a completion.
+ * - Executions run with bounded concurrency; an aborted signal (deadline, cancelled call) stops the
+ *   ones running and skips the rest.
+ * - Lint tasks (SPEC §5) may be mixed into the same batch: their rollouts are scored by
+ *   src/scoring/score-lint.ts (tests, then the analyzer on passing revisions) under the same concurrency
+ *   bound; rollouts of one lint task with the identical revision text run once.
+ */
+import { setMaxListeners } from "node:events";
+import { Linter } from "../analyzers/linter.js";
+import { mergeRewardOverride, type RewardConfig, type RewardOverride } from "../config.js";
+import { extractProgram } from "../core/extract-program.js";
+import { loadPythonGrammar } from "../core/python/grammar.js";
+import { computeReward, REWARD_DEFINITION_VERSION, type Verdict } from "../core/reward.js";
+import type { RolloutScore } from "../core/score-rollout.js";
+import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { runPythonTests, type TestOutcome } from "../runners/python.js";
+import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
+import type { MetricsPool } from "../workers/metrics-pool.js";
+import { AsyncQueue } from "./async-queue.js";
+import { Semaphore } from "./execution-slots.js";
+import type { RolloutInput, RolloutOutput, RolloutScorer } from "./rollout.js";
+import {
+  InvalidLintOriginal,
+  LintBatch,
+  type LintScore,
+  lintRevision,
+  lintRewardVersion,
+  type PreparedLintTask,
+  prepareLintTask,
+  unrunLintScore,
+} from "./score-lint.js";
+import type { StoredTask, TaskStore } from "./task-store.js";
+
+export type RolloutScorerOptions = {
+  pool: MetricsPool;
+  /** null: do not execute; a program that parses counts as passing (`--no-exec`). */
+  sandbox: Sandbox | null;
+  tasks: TaskStore;
+  reward: RewardConfig;
+  limits: ExecutionLimits;
+  /** Sandboxed test runs at once across all calls (analyzer runs of lint rollouts included). */
+  executionConcurrency: number;
+  /**
+   * The analyzers for lint tasks. Default: a {@link Linter} in its own sandbox, created on the first lint
+   * rollout and closed by {@link ExecutingRolloutScorer.close}.
+   */
+  linter?: () => Promise<Linter>;
+};
+
+type ResolvedTask = { kind: "repair"; key: string; task: StoredTask };
+type ResolvedLintTask = { kind: "lint"; key: string; task: PreparedLintTask };
+
+export class ExecutingRolloutScorer implements RolloutScorer {
+  private readonly slots: Semaphore;
+  /** Stored lint tasks, prepared (A tokenized) on first use. */
+  private readonly preparedLint = new Map<string, PreparedLintTask>();
+  private ownLinter: Promise<Linter> | null = null;
+
+  constructor(private readonly options: RolloutScorerOptions) {
+    this.slots = new Semaphore(options.executionConcurrency);
+  }
+
+  private linter(): Promise<Linter> {
+    if (this.options.linter !== undefined) return this.options.linter();
+    if (this.ownLinter === null) {
+      this.ownLinter = Linter.create();
+      // A linter that could not be created is retried by the next lint rollout.
+      this.ownLinter.catch(() => {
+        this.ownLinter = null;
+      });
+    }
+    return this.ownLinter;
+  }
+
+  /** Closes the linter this scorer created, if any. */
+  async close(): Promise<void> {
+    const own = this.ownLinter;
+    this.ownLinter = null;
+    if (own !== null) await (await own.catch(() => null))?.close();
+  }
+
+  async *score(
+    rollouts: RolloutInput[],
+    rewardOverride: RewardOverride | undefined,
+    signal: AbortSignal,
+  ): AsyncIterable<RolloutOutput> {
+    const received = performance.now();
+    // Every queued execution and every running sandbox listens to the call's signal: far more than
+    // Node's default warning threshold of 10 in a normal batch.
+    setMaxListeners(0, signal);
+    const config = mergeRewardOverride(this.options.reward, rewardOverride, "reward_override");
+    // Lint rollouts tokenize Python on this thread (repair rollouts do it in the pool's workers).
+    if (rollouts.some((r) => r.task.kind !== "inline")) await loadPythonGrammar();
+    const resolved = rollouts.map((rollout, index) => this.resolve(rollout, index));
+    const repairIndices = resolved.flatMap((r, index) => (r.kind === "repair" ? [index] : []));
+
+    const metricsStart = performance.now();
+    const repairMetrics =
+      repairIndices.length === 0
+        ? []
+        : await this.options.pool.score(
+            repairIndices.map((index) => {
+              const { task } = resolved[index] as ResolvedTask;
+              const completion = (rollouts[index] as RolloutInput).completion;
+              return { corrupted: task.corrupted, gold: task.gold, completion, config };
+            }),
+          );
+    const metricsMs = performance.now() - metricsStart;
+    const metrics: (typeof repairMetrics)[number][] = [];
+    repairIndices.forEach((index, i) => {
+      metrics[index] = repairMetrics[i] as (typeof repairMetrics)[number];
+    });
+
+    const queue = new AsyncQueue<RolloutOutput>();
+    const executions = new Map<string, Promise<TestOutcome>>();
+    let pending = rollouts.length;
+    const finish = (output: RolloutOutput) => {
+      queue.push(output);
+      pending -= 1;
+      if (pending === 0) queue.close();
+    };
+    if (pending === 0) queue.close();
+
+    // An inline task whose C or G is not Python is the caller's mistake: reject the call before any work.
+    metrics.forEach((metric, index) => {
+      if (metric !== undefined && !metric.ok) {
+        throw new MineditError(
+          ErrorCode.InvalidArgument,
+          `rollouts[${index}].task.${metric.which}: ${metric.message}`,
+          {
+            field: `rollouts[${index}].task.${metric.which}`,
+          },
+        );
+      }
+    });
+
+    const lint = new LintBatch(
+      {
+        sandbox: this.options.sandbox,
+        linter: () => this.linter(),
+        limits: this.options.limits,
+        slots: (slotSignal, work) => this.slots.run(slotSignal, work),
+      },
+      signal,
+    );
+    const lintRuns = new Map<string, Promise<LintScore>>();
+
+    rollouts.forEach((rollout, index) => {
+      const entry = resolved[index] as ResolvedTask | ResolvedLintTask;
+      if (entry.kind === "lint") {
+        const base = {
+          id: rollout.id,
+          groupId: rollout.groupId,
+          rewardVersion: lintRewardVersion(entry.task.language),
+        };
+        const revisionStart = performance.now();
+        const revision = lintRevision(entry.task, rollout.completion);
+        const revisionMs = performance.now() - revisionStart;
+        const lintTiming = (executionMs: number) => ({
+          queueMs: revisionStart - received,
+          metricsMs: revisionMs,
+          executionMs,
+          totalMs: performance.now() - received,
+        });
+        if (revision.kind === "failed") {
+          finish({
+            ...base,
+            ...fromLintScore(unrunLintScore(revision, config)),
+            cached: false,
+            timings: lintTiming(0),
+          });
+          return;
+        }
+        const runKey = `${entry.key}\u0000${revision.program}`;
+        let run = lintRuns.get(runKey);
+        const cached = run !== undefined;
+        if (run === undefined) {
+          run = lint.score(entry.task, revision, config);
+          lintRuns.set(runKey, run);
+        }
+        run.then(
+          (score) =>
+            finish({ ...base, ...fromLintScore(score), cached, timings: lintTiming(score.executionMs) }),
+          (error: unknown) => {
+            // score() reports sandbox and analyzer faults as INFRA_ERROR; what reaches here is a bug.
+            queue.fail(error);
+          },
+        );
+        return;
+      }
+      const { key, task } = entry;
+      const metric = metrics[index];
+      const base = { id: rollout.id, groupId: rollout.groupId, rewardVersion: REWARD_DEFINITION_VERSION };
+      const timing = (executionMs: number) => ({
+        queueMs: metricsStart - received,
+        metricsMs,
+        executionMs,
+        totalMs: performance.now() - received,
+      });
+      if (metric === undefined || !metric.ok) return; // checked above
+      const score = metric.score;
+      if (score.verdict !== "PASSED" || score.normalizedProgram === null || this.options.sandbox === null) {
+        finish({
+          ...base,
+          ...fromScore(score, score.verdict, null, config),
+          cached: false,
+          timings: timing(0),
+        });
+        return;
+      }
+      const executionKey = `${key}\u0000${score.normalizedProgram}`;
+      let execution = executions.get(executionKey);
+      const cached = execution !== undefined;
+      if (execution === undefined) {
+        const extracted = extractProgram(rollout.completion);
+        const program = extracted.kind === "code" ? extracted.program : "";
+        execution = this.execute(program, task, signal);
+        executions.set(executionKey, execution);
+      }
+      execution.then(
+        (outcome) => {
+          finish({
+            ...base,
+            ...fromScore(score, outcome.verdict, outcome, config),
+            cached,
+            timings: timing(outcome.wallTimeMs),
+          });
+        },
+        (error: unknown) => {
+          const detail = isMineditError(error) ? error.message : "the sandbox failed";
+          finish({
+            ...base,
+            ...fromScore(score, "INFRA_ERROR", null, config),
+            detail,
+            cached,
+            timings: timing(0),
+          });
+        },
+      );
+    });
+    yield* queue;
+  }
+
+  private resolve(rollout: RolloutInput, index: number): ResolvedTask | ResolvedLintTask {
+    if (rollout.task.kind === "stored") {
+      const { taskId } = rollout.task;
+      const lintTask = this.options.tasks.getLint(taskId);
+      if (lintTask !== undefined) {
+        let prepared = this.preparedLint.get(taskId);
+        if (prepared === undefined) {
+          prepared = this.prepareLint(lintTask, `rollouts[${index}].task_id`);
+          this.preparedLint.set(taskId, prepared);
+        }
+        return { kind: "lint", key: `stored\u0000${taskId}`, task: prepared };
+      }
+      const task = this.options.tasks.get(taskId);
+      if (task === undefined) {
+        throw new MineditError(
+          ErrorCode.NotFound,
+          `rollouts[${index}].task_id: unknown task "${rollout.task.taskId}"`,
+          {
+            field: `rollouts[${index}].task_id`,
+          },
+        );
+      }
+      return { kind: "repair", key: `stored\u0000${taskId}`, task };
+    }
+    if (rollout.task.kind === "inline_lint") {
+      const { language, original, tests } = rollout.task;
+      return {
+        kind: "lint",
+        key: `inline_lint\u0000${JSON.stringify([language, original, tests])}`,
+        task: this.prepareLint({ language, original, tests }, `rollouts[${index}].lint_task.original`),
+      };
+    }
+    const { corrupted, gold, tests, entryPoint } = rollout.task;
+    return {
+      kind: "repair",
+      key: `inline\u0000${JSON.stringify([corrupted, gold, tests, entryPoint])}`,
+      task: { taskId: "", corrupted, gold, tests, entryPoint },
+    };
+  }
+
+  /** A lint task whose original is not valid source is the caller's (or the task file's) mistake. */
+  private prepareLint(spec: Parameters<typeof prepareLintTask>[0], field: string): PreparedLintTask {
+    try {
+      return prepareLintTask(spec);
+    } catch (error) {
+      if (error instanceof InvalidLintOriginal) {
+        throw new MineditError(ErrorCode.InvalidArgument, `${field}: ${error.message}`, { field });
+      }
+      throw error;
+    }
+  }
+
+  private async execute(program: string, task: StoredTask, signal: AbortSignal): Promise<TestOutcome> {
+    const sandbox = this.options.sandbox as Sandbox;
+    const release = await this.slots.acquire(signal);
+    try {
+      if (signal.aborted)
+        throw new MineditError(ErrorCode.Cancelled, "the call was cancelled before the tests ran");
+      return await runPythonTests(sandbox, program, task.tests, this.options.limits, signal);
+    } finally {
+      release();
+    }
+  }
+}
+
+function fromScore(
+  score: RolloutScore,
+  verdict: Verdict,
+  outcome: TestOutcome | null,
+  config: RewardConfig,
+): Pick<RolloutOutput, "verdict" | "reward" | "components" | "testsPassed" | "testsTotal" | "detail"> {
+  const { reward } = computeReward(verdict, score.components, config);
+  return {
+    verdict,
+    reward,
+    components: score.components,
+    testsPassed: outcome?.testsPassed ?? 0,
+    testsTotal: outcome?.testsTotal ?? 0,
+    detail: outcome?.detail ?? score.detail,
+  };
+}
+
+function fromLintScore(
+  score: LintScore,
+): Pick<
+  RolloutOutput,
+  "verdict" | "reward" | "components" | "lintComponents" | "testsPassed" | "testsTotal" | "detail"
+> {
+  return {
+    verdict: score.verdict,
+    reward: score.reward,
+    components: null,
+    ...(score.lintComponents === null ? {} : { lintComponents: score.lintComponents }),
+    testsPassed: score.testsPassed,
+    testsTotal: score.testsTotal,
+    detail: score.detail,
+  };
+}

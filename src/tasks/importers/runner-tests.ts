@@ -1,0 +1,20 @@
+/**
+ * A problem's tests in the shape the Python runner takes (src/runners/python.ts): assert-style tests carry
+ * the entry point, and the stored `float_tolerance` becomes `floatTolerance`.
+ */
+import type { PythonTests } from "../../runners/python.js";
+import type { Problem } from "./types.js";
+
+export function runnerTests(problem: Pick<Problem, "tests" | "entryPoint">): PythonTests {
+  const { tests, entryPoint } = problem;
+  switch (tests.style) {
+    case "unittest":
+      return { style: "unittest", code: tests.code };
+    case "assert":
+      return { style: "assert", code: tests.code, entryPoint };
+    case "stdio":
+      return tests.float_tolerance === undefined
+        ? { style: "stdio", cases: tests.cases }
+        : { style: "stdio", cases: tests.cases, floatTolerance: tests.float_tolerance };
+  }
+}
