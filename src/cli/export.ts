@@ -13,47 +13,23 @@
  * - Sandbox faults (INFRA_ERROR) are neither passing nor failing candidates; the summary warns when
  *   there were any, since the selection then saw fewer candidates.
  */
-import { setMaxListeners } from "node:events";
 import { availableParallelism } from "node:os";
-import { createLintSandbox, Linter } from "../analyzers/linter.js";
-import type { Config } from "../config.js";
-import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
-import { ErrorCode, isMineditError } from "../errors.js";
-import { CANDIDATE_COLUMNS } from "../export/candidates.js";
-import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES, type FormatName } from "../export/format.js";
-import { HF_FORMAT } from "../export/format-hf.js";
-import { LLAMAFACTORY_FORMAT } from "../export/format-llamafactory.js";
-import { OPENRLHF_FORMAT } from "../export/format-openrlhf.js";
-import { VERL_FORMAT } from "../export/format-verl.js";
-import {
-  LINT_FIXERS,
-  type LintExportSettings,
-  type LintExportSummary,
-  runLintExport,
-} from "../export/lint-export.js";
-import { ExportOutput } from "../export/output.js";
+import { type Config, DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
+import { isMineditError } from "../errors.js";
+import { type ExportJob, type ExportJobRequest, openExportJob, runExportJob } from "../export/export-job.js";
+import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES } from "../export/format.js";
+import { EXPORT_FORMATS } from "../export/formats.js";
+import { LINT_FIXERS, type LintExportSettings } from "../export/lint-export.js";
 import { PROMPT_STYLES, type PromptStyle } from "../export/prompt.js";
 import { EXPORT_KINDS, type ExportKind, isLintKind } from "../export/records.js";
-import { type ExportSettings, type ExportSummary, runExport, verdictList } from "../export/run-export.js";
+import type { ExportSettings } from "../export/run-export.js";
 import { REJECTED_MODES, type RejectedMode } from "../export/selection.js";
 import { parseSplitSpec, type SplitWeight } from "../export/splits.js";
-import { openRowSource, type RowSource } from "../io/inputs.js";
-import { Progress } from "../io/progress.js";
 import type { StdIo } from "../io/std-io.js";
-import { createConfiguredSandbox } from "../sandbox/create.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
 import { executionLimits } from "../scoring/limits.js";
 import { version } from "../version.js";
-import { MetricsPool } from "../workers/metrics-pool.js";
 import { EXIT, runCommand, usageError } from "./failures.js";
-import { buildConfig, numberFlag, SCORING_OPTIONS, type Values as ScoreValues } from "./score.js";
-
-export const EXPORT_FORMATS: Readonly<Record<FormatName, ExportFormat>> = {
-  hf: HF_FORMAT,
-  llamafactory: LLAMAFACTORY_FORMAT,
-  verl: VERL_FORMAT,
-  openrlhf: OPENRLHF_FORMAT,
-};
+import { buildConfig, numberFlag, SCORING_OPTIONS, type ScoringFlagValues } from "./scoring-flags.js";
 
 const DEFAULTS = {
   splits: "train=1",
@@ -218,18 +194,8 @@ function positiveInteger(flag: string, text: string, minimum: number): number {
   return value;
 }
 
-type Setup = {
-  settings: ExportSettings;
-  outDir: string;
-  tasks: RowSource[];
-  candidates: RowSource | undefined;
-  sandbox: Sandbox | null;
-  /** Lint kinds (alq, qa, qa-prime): their settings and analyzers (null when nothing is judged). */
-  lint: { settings: LintExportSettings; linter: Linter | null } | null;
-};
-
-/** Validates the flags and opens everything; throws usage errors. Closes what it opened on failure. */
-async function prepare(values: Values, positionals: string[], io: StdIo): Promise<Setup> {
+/** Validates the flags into an export request; throws usage errors. */
+async function request(values: Values, positionals: string[]): Promise<ExportJobRequest> {
   if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.kind === undefined) throw usage(`missing --kind (${EXPORT_KINDS.join(", ")})`);
   if (values.format === undefined) throw usage(`missing --format (${FORMAT_NAMES.join(", ")})`);
@@ -280,7 +246,6 @@ async function prepare(values: Values, positionals: string[], io: StdIo): Promis
       `--kind ${kind} needs revisions: --candidates FILE (a teacher's completions) and/or --fixer clang-tidy`,
     );
   }
-  const judgesRevisions = lintKind && (values.candidates !== undefined || fixer !== null);
   const stdinUsers = [...taskFiles, values.candidates].filter((f) => f === "-").length;
   if (stdinUsers > 1) throw usage("only one input can be read from stdin (-)");
   if (kind !== "rsft" && values.keep !== undefined) throw usage("--keep is only used by --kind rsft");
@@ -314,99 +279,43 @@ async function prepare(values: Values, positionals: string[], io: StdIo): Promis
     "concurrency",
     "threads",
   ] as const;
-  const scoreValues: ScoreValues = Object.fromEntries(
+  const scoreValues: ScoringFlagValues = Object.fromEntries(
     scoringFlags.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]),
   );
   const config: Config = await buildConfig(scoreValues);
-
-  const opened: RowSource[] = [];
-  try {
-    for (const file of taskFiles) opened.push(await openRowSource(file, io.stdin, "--tasks"));
-    const candidates =
-      values.candidates === undefined
-        ? undefined
-        : await openRowSource(values.candidates, io.stdin, "--candidates", CANDIDATE_COLUMNS);
-    if (candidates !== undefined) opened.push(candidates);
-    let sandbox: Sandbox | null = null;
-    let linter: Linter | null = null;
-    if (judgesRevisions) {
-      try {
-        sandbox = await createLintSandbox();
-      } catch (error) {
-        if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
-          throw usage(
-            `cannot judge revisions: ${error.rawMessage}\n${kind} runs the revisions' tests and analyzers in ` +
-              "the bubblewrap sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap).",
-          );
-        }
-        throw error;
+  const settings: ExportSettings = {
+    kind,
+    format,
+    style,
+    prompt,
+    name,
+    splits,
+    splitSpec,
+    seed,
+    includeOod: values["include-ood"] === true,
+    perTask,
+    keep,
+    rejected,
+    config,
+    mineditVersion: version(),
+  };
+  const lint: LintExportSettings | null = isLintKind(kind)
+    ? {
+        kind,
+        format,
+        style,
+        name,
+        splits,
+        splitSpec,
+        seed,
+        includeOod: settings.includeOod,
+        fixer,
+        limits: executionLimits(config),
+        concurrency: config.sandbox.executionConcurrency,
+        mineditVersion: settings.mineditVersion,
       }
-      linter = await Linter.create({ sandbox, concurrency: config.sandbox.executionConcurrency });
-    }
-    if (needsCandidates) {
-      try {
-        sandbox = await createConfiguredSandbox(config.sandbox, (message) =>
-          io.stderr.write(`minedit: ${message}\n`),
-        );
-      } catch (error) {
-        if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
-          throw usage(
-            `cannot run the candidates' tests: ${error.rawMessage}\n` +
-              "rsft and dpo score every candidate in the bubblewrap sandbox: install bubblewrap (Debian: " +
-              "apt-get install -y bubblewrap).",
-          );
-        }
-        throw error;
-      }
-    }
-    const settings: ExportSettings = {
-      kind,
-      format,
-      style,
-      prompt,
-      name,
-      splits,
-      splitSpec,
-      seed,
-      includeOod: values["include-ood"] === true,
-      perTask,
-      keep,
-      rejected,
-      config,
-      mineditVersion: version(),
-    };
-    const lint =
-      lintKind && isLintKind(kind)
-        ? {
-            settings: {
-              kind,
-              format,
-              style,
-              name,
-              splits,
-              splitSpec,
-              seed,
-              includeOod: settings.includeOod,
-              fixer,
-              limits: executionLimits(config),
-              concurrency: config.sandbox.executionConcurrency,
-              mineditVersion: settings.mineditVersion,
-            },
-            linter,
-          }
-        : null;
-    return {
-      settings,
-      outDir: values.out,
-      tasks: opened.filter((s) => s !== candidates),
-      candidates,
-      sandbox,
-      lint,
-    };
-  } catch (error) {
-    await Promise.all(opened.map((source) => source.close()));
-    throw error;
-  }
+    : null;
+  return { settings, lint, outDir: values.out, taskFiles, candidatesFile: values.candidates };
 }
 
 /** Runs `minedit export` and returns the exit code. Never throws. */
@@ -417,220 +326,11 @@ export function runExportCommand(argv: readonly string[], io: StdIo): Promise<nu
     io,
     options: OPTIONS,
     help: exportHelp,
-    prepare: (values: Values, positionals, io) => prepare(values, positionals, io),
-    execute,
-    close: async (setup: Setup) => {
-      await Promise.all(
-        [...setup.tasks, ...(setup.candidates ? [setup.candidates] : [])].map((s) => s.close()),
-      );
-      await setup.sandbox?.close();
+    prepare: async (values: Values, positionals) => openExportJob(await request(values, positionals), io),
+    execute: async (job: ExportJob) => {
+      const { badRows } = await runExportJob(job, io);
+      return badRows > 0 ? EXIT.badRows : EXIT.ok;
     },
+    close: (job: ExportJob) => job.close(),
   });
-}
-
-async function execute(setup: Setup, io: StdIo): Promise<number> {
-  if (setup.lint !== null) return executeLint(setup, setup.lint.settings, setup.lint.linter, io);
-  const started = performance.now();
-  const { settings } = setup;
-  const output = await ExportOutput.open(setup.outDir, settings.name, settings.format, settings.kind);
-  const abort = new AbortController();
-  // Every queued test run listens on this one signal.
-  setMaxListeners(0, abort.signal);
-  let current: { source: RowSource; progress: Progress } | undefined;
-  const report = (message: string) => {
-    if (current === undefined) io.stderr.write(`${message}\n`);
-    else current.progress.log(message);
-  };
-  const pool = new MetricsPool(settings.config.pool.threads);
-  let result: Awaited<ReturnType<typeof runExport>>;
-  try {
-    result = await runExport(settings, setup.tasks, setup.candidates, {
-      pool,
-      sandbox: setup.sandbox,
-      output,
-      report,
-      signal: abort.signal,
-      progress(done, source) {
-        if (current?.source !== source) {
-          current?.progress.clear();
-          current = {
-            source,
-            progress: new Progress({
-              stream: io.stderr,
-              label: "minedit export",
-              unit: source === setup.candidates ? "candidates" : "task rows",
-              ...(source.size === undefined ? {} : { totalBytes: source.size }),
-            }),
-          };
-        }
-        current.progress.update(done, source.position());
-      },
-    });
-  } catch (error) {
-    abort.abort();
-    await output.abort();
-    throw error;
-  } finally {
-    await pool.close();
-  }
-  const manifest = await output.commit(
-    { ...result.manifest, summary: result.summary },
-    settings.splits.map((s) => s.name),
-  );
-  current?.progress.clear();
-  io.stderr.write(
-    summaryText(settings, result.summary, manifest.files, setup.outDir, (performance.now() - started) / 1000),
-  );
-  const bad = Object.values(result.summary.badRows).reduce((a, b) => a + b, 0);
-  return bad > 0 ? EXIT.badRows : EXIT.ok;
-}
-
-/** `1 row`, `2 rows`. */
-function plural(n: number, word: string): string {
-  return `${n} ${n === 1 ? word : `${word}s`}`;
-}
-
-function counts(record: Record<string, number>): string {
-  return Object.entries(record)
-    .map(([reason, n]) => `${reason} ${n}`)
-    .join(", ");
-}
-
-function summaryText(
-  settings: ExportSettings,
-  summary: ExportSummary,
-  files: readonly { path: string; rows: number }[],
-  outDir: string,
-  seconds: number,
-): string {
-  const { tasks, candidates, selection } = summary;
-  const lines = [
-    `minedit export: ${settings.kind} as ${settings.format.name} (${settings.style}, ${settings.prompt} prompt) ` +
-      `into ${outDir}/${settings.name}, ${seconds.toFixed(2)} s`,
-    `  tasks: ${tasks.read} read, ${tasks.used} used, ${tasks.ood} left out as OOD, ${tasks.bad} bad`,
-  ];
-  if (settings.kind === "rsft" || settings.kind === "dpo") {
-    const skipped: string[] = [];
-    if (candidates.overLimit > 0) skipped.push(`${candidates.overLimit} over --per-task ${settings.perTask}`);
-    if (candidates.forOodTasks > 0) skipped.push(`${candidates.forOodTasks} for OOD tasks`);
-    lines.push(
-      `  candidates: ${candidates.completions} in ${candidates.rows} rows; ${candidates.scored} scored ` +
-        `(${verdictList(candidates.verdicts) || "none"})${skipped.length > 0 ? `; skipped: ${skipped.join(", ")}` : ""}`,
-    );
-    if (tasks.withoutCandidates > 0)
-      lines.push(`  ${plural(tasks.withoutCandidates, "task")} had no candidates`);
-    const none = Object.values(selection.noRows).reduce((a, b) => a + b, 0);
-    const what = settings.kind === "rsft" ? "rows" : "pairs";
-    lines.push(
-      `  ${what}: ${selection.rows} from ${plural(selection.tasksWithRows, "task")}` +
-        (none > 0
-          ? `; ${plural(none, "task")} without ${settings.kind === "rsft" ? "a row" : "a valid pair"} (${counts(selection.noRows)})`
-          : ""),
-    );
-    const infra = candidates.verdicts.INFRA_ERROR ?? 0;
-    if (infra > 0) {
-      lines.push(
-        `  warning: ${infra} candidates hit a sandbox fault (INFRA_ERROR) and were not counted as passing or failing`,
-      );
-    }
-  }
-  const bad = Object.values(summary.badRows).reduce((a, b) => a + b, 0);
-  if (bad > 0) lines.push(`  bad rows: ${bad} skipped (${counts(summary.badRows)})`);
-  lines.push(
-    files.length === 0
-      ? "  files: none (no rows)"
-      : `  files: ${files.map((f) => `${f.path} (${plural(f.rows, "row")})`).join(", ")}`,
-  );
-  return `${lines.join("\n")}\n`;
-}
-
-/** `minedit export --kind alq|qa|qa-prime`: judge the revisions of lint tasks and write the corpus. */
-async function executeLint(
-  setup: Setup,
-  settings: LintExportSettings,
-  linter: Linter | null,
-  io: StdIo,
-): Promise<number> {
-  const started = performance.now();
-  const output = await ExportOutput.open(setup.outDir, settings.name, settings.format, settings.kind);
-  const abort = new AbortController();
-  setMaxListeners(0, abort.signal);
-  const progress = new Progress({ stream: io.stderr, label: "minedit export", unit: "items" });
-  let result: Awaited<ReturnType<typeof runLintExport>>;
-  try {
-    result = await runLintExport(settings, setup.tasks, setup.candidates, {
-      sandbox: setup.sandbox,
-      linter,
-      output,
-      report: (message) => progress.log(message),
-      signal: abort.signal,
-      progress: (done) => progress.update(done),
-    });
-  } catch (error) {
-    abort.abort();
-    await output.abort();
-    progress.clear();
-    throw error;
-  }
-  const manifest = await output.commit(
-    { ...result.manifest, summary: result.summary },
-    settings.splits.map((s) => s.name),
-  );
-  progress.clear();
-  io.stderr.write(
-    lintSummaryText(
-      settings,
-      result.summary,
-      manifest.files,
-      setup.outDir,
-      (performance.now() - started) / 1000,
-    ),
-  );
-  const bad = Object.values(result.summary.badRows).reduce((a, b) => a + b, 0);
-  return bad > 0 ? EXIT.badRows : EXIT.ok;
-}
-
-function lintSummaryText(
-  settings: LintExportSettings,
-  summary: LintExportSummary,
-  files: readonly { path: string; rows: number }[],
-  outDir: string,
-  seconds: number,
-): string {
-  const { tasks, candidates, selection } = summary;
-  const lines = [
-    `minedit export: ${settings.kind} as ${settings.format.name} (${settings.style}, LintEval prompt) ` +
-      `into ${outDir}/${settings.name}, ${seconds.toFixed(2)} s`,
-    `  tasks: ${tasks.read} read, ${tasks.used} used, ${tasks.ood} left out as OOD, ${tasks.bad} bad`,
-  ];
-  const judged = candidates.teacher + candidates.fixer;
-  if (judged > 0 || settings.fixer !== null) {
-    const sources = [`${candidates.teacher} from the teacher file (${candidates.rows} rows)`];
-    if (settings.fixer !== null) {
-      sources.push(
-        `${candidates.fixer} from ${settings.fixer} --fix` +
-          (candidates.fixerNotApplicable > 0
-            ? ` (not applicable to ${plural(candidates.fixerNotApplicable, "task")})`
-            : ""),
-      );
-    }
-    const rejected = Object.values(candidates.rejected).reduce((a, b) => a + b, 0);
-    lines.push(
-      `  revisions: ${judged} (${sources.join(", ")}); ${candidates.qualified} passed and reduced alerts`,
-    );
-    if (rejected > 0) lines.push(`  rejected: ${rejected} (${counts(candidates.rejected)})`);
-  }
-  const none = Object.values(selection.noRows).reduce((a, b) => a + b, 0);
-  lines.push(
-    `  rows: ${selection.rows} from ${plural(selection.tasksWithRows, "task")}` +
-      (none > 0 ? `; ${plural(none, "task")} without a row (${counts(selection.noRows)})` : ""),
-  );
-  const bad = Object.values(summary.badRows).reduce((a, b) => a + b, 0);
-  if (bad > 0) lines.push(`  bad rows: ${bad} skipped (${counts(summary.badRows)})`);
-  lines.push(
-    files.length === 0
-      ? "  files: none (no rows)"
-      : `  files: ${files.map((f) => `${f.path} (${plural(f.rows, "row")})`).join(", ")}`,
-  );
-  return `${lines.join("\n")}\n`;
 }

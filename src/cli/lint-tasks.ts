@@ -1,42 +1,16 @@
 /**
- * `minedit lint tasks`: builds lint tasks (SPEC §5, issue 6 item 7) from source files with tests — by
- * default the shipped Python seed problems and the C++/Java seed programs — and writes them with a report
- * of alerts per file, per category and per rule. Parse the flags → read the sources → src/lint/
- * build-tasks.ts (tests and analyzer in the sandbox) → write the tasks and reports → exit code.
- *
- * Decisions, and why:
- * - A file becomes a task only when its solution passes its tests and the analyzer reports at least one
- *   alert (LintEval §2.1–2.3: correct files with something to fix); the others are counted by reason in
- *   the report, not errors.
- * - Bad rows (unreadable, invalid, a duplicate problem_id) are reported as `FILE:LINE: reason` and make
- *   the exit code 1; the tasks of the other rows are still written.
- * - Tests run with LintEval's limits (10 s, 1 GiB per run, SPEC §5), the sandbox's defaults.
+ * `minedit lint tasks`: builds lint tasks (SPEC §5) from source files with tests — by default the shipped
+ * Python seed problems and the C++/Java seed programs — and writes them with a report of alerts per file,
+ * per category and per rule. Parse the flags → src/lint/tasks-job.ts → exit code.
  */
-
 import { availableParallelism } from "node:os";
-import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createLintSandbox, Linter } from "../analyzers/linter.js";
-import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
-import { parseJsonObject } from "../core/task-file.js";
-import { ErrorCode, isMineditError } from "../errors.js";
+import { LINT_LANGUAGES, type LintLanguage } from "../core/lint/tools.js";
 import { assignSplit, parseSplitSpec } from "../export/splits.js";
-import { writeFileAtomically } from "../io/atomic-write.js";
-import { jsonlLines, openInput } from "../io/inputs.js";
-import { Progress } from "../io/progress.js";
 import type { StdIo } from "../io/std-io.js";
-import {
-  buildLintTasks,
-  type LintSource,
-  lintTaskReport,
-  parseLintSource,
-  renderLintTaskReport,
-  validationMessage,
-} from "../lint/build-tasks.js";
-import { DEFAULT_LIMITS, type Sandbox } from "../sandbox/sandbox.js";
-import { lintTaskRow } from "../scoring/lint-task.js";
-import { formatJson, taskSetPaths } from "../tasks/task-set.js";
+import { validationMessage } from "../lint/build-tasks.js";
+import { runLintTaskBuild } from "../lint/tasks-job.js";
 import { commandFailure, EXIT, usageError } from "./failures.js";
 
 /** The shipped source files of each language (resolved from src/cli and dist/cli alike). */
@@ -176,123 +150,13 @@ export async function runLintTasks(argv: readonly string[], io: StdIo): Promise<
   } catch (error) {
     return fail(io, error);
   }
-  const out = values.out as string;
-
-  // ---- read the sources --------------------------------------------------------------------------
-  const sources: LintSource[] = [];
-  const badReasons: Record<string, number> = {};
-  const seen = new Map<string, string>();
-  let read = 0;
-  const bad = (where: string, reason: string, category: string) => {
-    io.stderr.write(`${where}: ${reason}\n`);
-    badReasons[category] = (badReasons[category] ?? 0) + 1;
-  };
   try {
-    for (const file of files) {
-      const input = await openInput(file.path, io.stdin, "--source");
-      try {
-        for await (const { line, text } of jsonlLines(input.stream)) {
-          read += 1;
-          const where = `${input.name}:${line}`;
-          let source: LintSource;
-          try {
-            source = parseLintSource(parseJsonObject(text), file.language, input.name);
-          } catch (error) {
-            bad(where, validationMessage(error), "invalid row");
-            continue;
-          }
-          const first = seen.get(source.problemId);
-          if (first !== undefined) {
-            bad(
-              where,
-              `duplicate problem_id "${source.problemId}" (first at ${first})`,
-              "duplicate problem_id",
-            );
-            continue;
-          }
-          seen.set(source.problemId, where);
-          sources.push(source);
-        }
-      } finally {
-        await input.close();
-      }
-    }
-  } catch (error) {
-    return fail(io, error);
-  }
-
-  // ---- build ---------------------------------------------------------------------------------------
-  let sandbox: Sandbox;
-  try {
-    sandbox = await createLintSandbox();
-  } catch (error) {
-    if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
-      return fail(
-        io,
-        usage(
-          `cannot start the sandbox: ${error.rawMessage}\nThe tests and analyzers run in a bubblewrap ` +
-            "sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap).",
-        ),
-      );
-    }
-    return fail(io, error);
-  }
-  const linter = await Linter.create({ sandbox, concurrency });
-  const progress = new Progress({ stream: io.stderr, label: "minedit lint tasks", unit: "files" });
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once("SIGINT", onSigint);
-  let markdown: string;
-  let summary: string;
-  try {
-    const languages = [...new Set(sources.map((s) => s.language))];
-    // Versions first: a missing analyzer or one off its pin is a usage error before any test runs.
-    const versions = await linter.versions(
-      languages.map((l) => TOOL_OF_LANGUAGE[l]),
-      abort.signal,
+    const { badRows } = await runLintTaskBuild(
+      { files, out: values.out as string, concurrency, splitOf },
+      io,
     );
-    const built = await buildLintTasks(sources, {
-      sandbox,
-      linter,
-      limits: DEFAULT_LIMITS,
-      concurrency,
-      splitOf,
-      signal: abort.signal,
-      onProgress: (done) => progress.update(done),
-      onSkip: (source, reason, detail) =>
-        progress.log(`${source.problemId}: skipped, ${reason}${detail === "" ? "" : `: ${detail}`}`),
-    });
-    const report = lintTaskReport(built.tasks, {
-      analyzers: Object.fromEntries(versions.map((v) => [v.tool, v.version])),
-      // Relative to the working directory: reports are shipped beside the task files.
-      sources: files.map((f) => relative(process.cwd(), f.path) || f.path),
-      read,
-      badReasons,
-      skipped: built.skipped,
-    });
-    const paths = taskSetPaths(out);
-    markdown = renderLintTaskReport(report, out);
-    await writeFileAtomically(
-      out,
-      built.tasks.map((task) => `${JSON.stringify(lintTaskRow(task))}\n`).join(""),
-    );
-    await writeFileAtomically(paths.reportMarkdown, markdown);
-    await writeFileAtomically(paths.reportJson, formatJson(report));
-    const skipped = Object.values(built.skipped).reduce((a, b) => a + b, 0);
-    const badCount = Object.values(badReasons).reduce((a, b) => a + b, 0);
-    summary =
-      `minedit lint tasks: ${read} files read, ${built.tasks.length} tasks written to ${out}, ` +
-      `${skipped} skipped, ${badCount} bad rows; reports ${paths.reportMarkdown}, ${paths.reportJson}\n`;
+    return badRows > 0 ? EXIT.badRows : EXIT.ok;
   } catch (error) {
-    progress.clear();
     return fail(io, error);
-  } finally {
-    process.removeListener("SIGINT", onSigint);
-    await linter.close();
-    await sandbox.close();
   }
-  progress.clear();
-  io.stdout.write(markdown);
-  io.stderr.write(summary);
-  return Object.keys(badReasons).length > 0 ? EXIT.badRows : EXIT.ok;
 }

@@ -4,20 +4,16 @@
  * or read (src/tasks/task-set.ts) → print the report → exit code.
  */
 
-import { createReadStream } from "node:fs";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../config.js";
 import { parseCorruptionCount, parseFamilySpec } from "../core/corruption/registry.js";
-import { ErrorCode, isMineditError } from "../errors.js";
-import { Progress } from "../io/progress.js";
+import { isMineditError } from "../errors.js";
 import type { StdIo } from "../io/std-io.js";
-import { createConfiguredSandbox } from "../sandbox/create.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
 import { executionLimits } from "../scoring/limits.js";
-import { type BuildOptions, type BuildSummary, buildTasks } from "../tasks/build.js";
+import type { BuildOptions } from "../tasks/build.js";
+import { runTaskBuild, type TaskBuildRequest } from "../tasks/build-job.js";
 import { isImportFormat } from "../tasks/importers/import-file.js";
 import { IMPORT_FORMATS, type ImportFormat } from "../tasks/importers/types.js";
 import { formatJson, jsonReportPath, reportTaskFile, taskSetPaths } from "../tasks/task-set.js";
@@ -180,29 +176,8 @@ function integerFlag(flag: string, text: string | undefined, fallback: number, m
   return value;
 }
 
-/** Problem ids of an `--only` file: one per line, blank lines and `#` comments ignored. */
-async function readIdList(path: string): Promise<Set<string>> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw usage(`--only: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const ids = text
-    .split("\n")
-    .map((line) => line.replace(/#.*/, "").trim())
-    .filter((line) => line !== "");
-  if (ids.length === 0) throw usage(`--only ${path}: no problem ids in the file`);
-  return new Set(ids);
-}
-
-type BuildPlan = Omit<BuildOptions, "sandbox" | "limits"> & {
-  report: { markdown: string; json: string };
-  limits: BuildOptions["limits"];
-  sandboxConfig: ReturnType<typeof parseConfig>["sandbox"];
-};
-
-async function planBuild(values: BuildValues, positionals: string[]): Promise<BuildPlan> {
+/** The build the flags ask for; throws usage errors. */
+function planBuild(values: BuildValues, positionals: string[]): TaskBuildRequest {
   if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.source === undefined) throw usage("missing --source FILE (the problem source)");
   if (values.out === undefined) throw usage("missing --out FILE (the task file to write)");
@@ -212,13 +187,6 @@ async function planBuild(values: BuildValues, positionals: string[]): Promise<Bu
       throw usage(`--format: unknown format "${values.format}" (formats: ${IMPORT_FORMATS.join(", ")})`);
     }
     format = values.format;
-  }
-  try {
-    const info = await stat(values.source);
-    if (!info.isFile()) throw usage(`--source: ${values.source} is not a file`);
-  } catch (error) {
-    if (isMineditError(error)) throw error;
-    throw usage(`--source: cannot read ${values.source}: no such file`);
   }
   let families: BuildOptions["families"];
   let corruptions: BuildOptions["corruptions"];
@@ -251,7 +219,6 @@ async function planBuild(values: BuildValues, positionals: string[]): Promise<Bu
     sandboxFields.wallTimeMs = integerFlag("wall-time-ms", values["wall-time-ms"], 1, 1);
   }
   const config = parseConfig({ sandbox: sandboxFields });
-  const only = values.only === undefined ? undefined : await readIdList(values.only);
   const paths = taskSetPaths(values.out);
   const report =
     values.report === undefined
@@ -267,30 +234,12 @@ async function planBuild(values: BuildValues, positionals: string[]): Promise<Bu
     seed,
     split,
     out: values.out,
-    ...(only === undefined ? {} : { only }),
+    ...(values.only === undefined ? {} : { onlyFile: values.only }),
     concurrency: config.sandbox.executionConcurrency,
     limits: executionLimits(config),
     sandboxConfig: config.sandbox,
     report,
   };
-}
-
-/** Physical lines of the source (for the progress bar: problems are reported by the line reached). */
-async function countLines(path: string): Promise<number> {
-  let lines = 0;
-  let last = 0x0a;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) lines += 1;
-    if (chunk.length > 0) last = chunk[chunk.length - 1] as number;
-  }
-  return last === 0x0a ? lines : lines + 1;
-}
-
-function rejectedText(summary: BuildSummary): string {
-  const parts = Object.entries(summary.rejected)
-    .filter(([, n]) => n > 0)
-    .map(([reason, n]) => `${n} ${reason}`);
-  return parts.length === 0 ? "none rejected" : `rejected: ${parts.join(", ")}`;
 }
 
 async function runBuild(argv: readonly string[], io: StdIo): Promise<number> {
@@ -309,80 +258,13 @@ async function runBuild(argv: readonly string[], io: StdIo): Promise<number> {
     io.stdout.write(tasksBuildHelp());
     return EXIT.ok;
   }
-  let plan: BuildPlan;
-  let sandbox: Sandbox;
   try {
-    plan = await planBuild(values, positionals);
-    try {
-      sandbox = await createConfiguredSandbox(plan.sandboxConfig, (message) =>
-        io.stderr.write(`minedit tasks build: ${message}\n`),
-      );
-    } catch (error) {
-      if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
-        throw usage(
-          `cannot run the tests: ${error.rawMessage}\nThe tests run in a bubblewrap sandbox: install ` +
-            "bubblewrap (Debian: apt-get install -y bubblewrap).",
-        );
-      }
-      throw error;
-    }
+    const outcome = await runTaskBuild(planBuild(values, positionals), io);
+    if (outcome.interrupted) return EXIT_INTERRUPTED;
+    return outcome.badRows > 0 ? EXIT.badRows : EXIT.ok;
   } catch (error) {
     return failure(io, "build", error);
   }
-
-  const started = performance.now();
-  const progress = new Progress({
-    stream: io.stderr,
-    label: "minedit tasks build",
-    unit: "problems",
-    totalBytes: await countLines(plan.source).catch(() => 0),
-  });
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once("SIGINT", onSigint);
-  let summary: BuildSummary;
-  try {
-    summary = await buildTasks({
-      ...plan,
-      sandbox,
-      signal: abort.signal,
-      onBadRow: (line, reason) => progress.log(`${plan.source}:${line}: ${reason}`),
-      onProgress: (done, line) => progress.update(done, line),
-    });
-  } catch (error) {
-    progress.clear();
-    return failure(io, "build", error);
-  } finally {
-    process.removeListener("SIGINT", onSigint);
-    await sandbox.close();
-  }
-  progress.clear();
-  if (summary.droppedRows > 0) {
-    io.stderr.write(
-      `minedit tasks build: dropped ${summary.droppedRows} row(s) of an interrupted problem at the end of ${plan.out}; it was built again\n`,
-    );
-  }
-  try {
-    const { report, markdown } = await reportTaskFile(plan.out);
-    await mkdir(dirname(plan.report.markdown), { recursive: true });
-    await writeFile(plan.report.markdown, markdown);
-    await writeFile(plan.report.json, formatJson(report));
-    io.stdout.write(markdown);
-  } catch (error) {
-    return failure(io, "build", error);
-  }
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  io.stderr.write(
-    `minedit tasks build: ${summary.processed} problems built, ${summary.tasksWritten} tasks written ` +
-      `(${rejectedText(summary)}); ${summary.skipped} skipped (already in ${plan.out})` +
-      (summary.filteredOut > 0 ? `, ${summary.filteredOut} not in --only` : "") +
-      `, ${summary.badRows} bad source rows, in ${seconds} s; report: ${plan.report.markdown}\n`,
-  );
-  if (summary.interrupted) {
-    io.stderr.write("minedit tasks build: interrupted; re-run the same command to resume\n");
-    return EXIT_INTERRUPTED;
-  }
-  return summary.badRows > 0 ? EXIT.badRows : EXIT.ok;
 }
 
 // ---- stats -------------------------------------------------------------------------------------------

@@ -12,10 +12,9 @@
  * Pure: no I/O.
  */
 import type { SchemaElement } from "hyparquet";
-import type { LintExportSummary } from "./lint-export.js";
 import type { ExportKind, ExportRecord, RecordPromptStyle } from "./records.js";
-import type { ExportSummary } from "./run-export.js";
 import type { RejectedMode } from "./selection.js";
+import type { ExportSummary, LintExportSummary } from "./summary.js";
 
 export const FORMAT_NAMES = ["hf", "llamafactory", "verl", "openrlhf"] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];

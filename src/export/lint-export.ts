@@ -44,6 +44,7 @@ import type { ExportOutput } from "./output.js";
 import { promptId } from "./prompt.js";
 import { LINT_PROMPT_STYLE, type LintColumns, type LintExportKind, type LintRecord } from "./records.js";
 import { assignSplit, type SplitWeight } from "./splits.js";
+import type { LintExportSummary } from "./summary.js";
 
 /** The rule-based fixers `--fixer` offers. */
 export const LINT_FIXERS = ["clang-tidy"] as const;
@@ -75,25 +76,6 @@ export type LintExportDeps = {
   /** Work items done (task rows read, then candidates judged), with the source read when reading. */
   progress(done: number, source: RowSource | null): void;
   signal: AbortSignal;
-};
-
-/** What happened; every skip is counted by reason. */
-export type LintExportSummary = {
-  tasks: { read: number; used: number; ood: number; bad: number };
-  badRows: Record<string, number>;
-  candidates: {
-    rows: number;
-    /** Teacher completions, and fixer outputs. */
-    teacher: number;
-    fixer: number;
-    /** Fixer not run: the task is not C++. */
-    fixerNotApplicable: number;
-    /** Candidates that passed and reduced alerts (each task's best one became its row). */
-    qualified: number;
-    rejected: Record<string, number>;
-  };
-  selection: { tasksWithRows: number; rows: number; noRows: Record<string, number> };
-  rowsPerSplit: Record<string, number>;
 };
 
 /** Why a task gave no row. */

@@ -14,7 +14,7 @@
  *   counted by reason in the summary. Tasks marked `ood` are left out unless `includeOod`.
  */
 import type { Config } from "../config.js";
-import { REWARD_DEFINITION_VERSION, VERDICTS, type Verdict } from "../core/reward.js";
+import { REWARD_DEFINITION_VERSION } from "../core/reward.js";
 import { taskIdOf, taskKey } from "../core/task-file.js";
 import { isMineditError } from "../errors.js";
 import type { RowSource } from "../io/inputs.js";
@@ -45,6 +45,7 @@ import {
   type ScoredCandidate,
 } from "./selection.js";
 import { assignSplit, type SplitWeight } from "./splits.js";
+import type { ExportSummary } from "./summary.js";
 
 /** Tasks checked per metrics call, and candidates scored per batch. */
 const TASK_BATCH = 256;
@@ -79,26 +80,6 @@ export type ExportDeps = {
   /** Called as work progresses: items done, and the source being read. */
   progress(done: number, source: RowSource): void;
   signal: AbortSignal;
-};
-
-/** What happened, for the summary and the manifest; every skip is counted by reason. */
-export type ExportSummary = {
-  tasks: { read: number; used: number; ood: number; bad: number; withoutCandidates: number };
-  /** Bad rows by reason, across the task and candidate files. */
-  badRows: Record<string, number>;
-  candidates: {
-    rows: number;
-    completions: number;
-    scored: number;
-    verdicts: Partial<Record<Verdict, number>>;
-    /** Completions past `perTask` for their task. */
-    overLimit: number;
-    /** Completions of tasks left out as OOD. */
-    forOodTasks: number;
-  };
-  /** rsft: tasks that gave rows / gave none because nothing passed. dpo: pairs / tasks without one. */
-  selection: { tasksWithRows: number; rows: number; noRows: Record<string, number> };
-  rowsPerSplit: Record<string, number>;
 };
 
 function emptySummary(): ExportSummary {
@@ -419,11 +400,4 @@ export async function runExport(
     manifest.rewardVersion = REWARD_DEFINITION_VERSION;
   }
   return { summary: exporter.summary, manifest };
-}
-
-/** The verdicts of a summary in the canonical order, as `PASSED 3, FAILED_TESTS 1`. */
-export function verdictList(verdicts: Partial<Record<Verdict, number>>): string {
-  return VERDICTS.filter((v) => verdicts[v] !== undefined)
-    .map((v) => `${v} ${verdicts[v]}`)
-    .join(", ");
 }

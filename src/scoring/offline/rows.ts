@@ -1,0 +1,94 @@
+/**
+ * The rows `minedit score` reads (SPEC §2): a rollout row — an id, the completion, and either a `task_id`
+ * of the task file or the task inline — and the `tests` / `entry_point` fields of a task or inline row.
+ * Every rejection is a MineditError `InvalidArgument` whose message names the field, for `FILE:LINE: reason`.
+ *
+ * Pure: no I/O.
+ */
+import { IdSchema, ProgramSchema, requiredField } from "../../core/task-file.js";
+import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
+import type { PythonTests } from "../../runners/python.js";
+import { parseStoredTask } from "../task-store.js";
+
+/** Why a row or task cannot be scored when executing; the message says both ways out. */
+export const NO_TESTS = "no tests: give the task's tests or pass --no-exec";
+
+/** The message of a MineditError (a bad row's reason); anything else is a bug and is rethrown. */
+export function errorMessage(error: unknown): string {
+  if (isMineditError(error)) return error.rawMessage;
+  throw error;
+}
+
+/** A task's tests as the sandbox runners take them; `entryPoint` is empty when the style needs none. */
+export type TaskTests = { tests: PythonTests; entryPoint: string };
+
+/**
+ * Reads the `tests` and `entry_point` fields of a task or inline row, or `undefined` when there is no
+ * `tests` field. The schema is the task store's ({@link parseStoredTask}), so a task file `minedit serve`
+ * loads is scored the same way here; only the two fields are handed to it (ids and programs are checked
+ * by the CLI's own, more lenient rules: integer ids, aliases).
+ *
+ * @throws MineditError `InvalidArgument` naming the field, in the CLI's `field "x": reason` form.
+ */
+export function parseTests(row: Record<string, unknown>): TaskTests | undefined {
+  if (!Object.hasOwn(row, "tests")) return undefined;
+  const fields: Record<string, unknown> = { task_id: "-", corrupted: "", gold: "", tests: row.tests };
+  if (Object.hasOwn(row, "entry_point")) fields.entry_point = row.entry_point;
+  try {
+    const { tests, entryPoint } = parseStoredTask(fields);
+    return { tests, entryPoint };
+  } catch (error) {
+    if (!isMineditError(error)) throw error;
+    const field = error.field;
+    if (field === undefined || !error.rawMessage.startsWith(`${field}: `)) throw error;
+    throw new MineditError(
+      ErrorCode.InvalidArgument,
+      `field "${field}": ${error.rawMessage.slice(field.length + 2)}`,
+      { field },
+    );
+  }
+}
+
+/** One row of the rollout file, validated. */
+export type RolloutRow = {
+  id: string | number;
+  completion: string;
+  /** Present when the row refers to a task of the task file. */
+  taskId?: string | number;
+  /** Present when the row carries its task inline; `tests` is present when executing. */
+  inline?: { corrupted: string; gold: string; tests?: TaskTests };
+};
+
+function invalidRow(message: string, field: string): MineditError {
+  return new MineditError(ErrorCode.InvalidArgument, message, { field });
+}
+
+/**
+ * Validates one rollout row; throws `InvalidArgument` naming the field. When `execute`, an inline row
+ * must carry its tests too, and a `task_id` row must not (they come from the task).
+ */
+export function parseRolloutRow(row: Record<string, unknown>, execute: boolean): RolloutRow {
+  const id = requiredField(row, "id", IdSchema);
+  const completion = requiredField(row, "completion", ProgramSchema);
+  const hasInline = Object.hasOwn(row, "corrupted") || Object.hasOwn(row, "gold");
+  if (Object.hasOwn(row, "task_id")) {
+    if (hasInline) {
+      throw invalidRow('give either "task_id" or inline "corrupted" and "gold", not both', "task_id");
+    }
+    if (execute && (Object.hasOwn(row, "tests") || Object.hasOwn(row, "entry_point"))) {
+      throw invalidRow(
+        'give either "task_id" or inline "tests" and "entry_point", not both (a task_id row takes its ' +
+          "tests from the task file)",
+        "task_id",
+      );
+    }
+    return { id, completion, taskId: requiredField(row, "task_id", IdSchema) };
+  }
+  if (!hasInline) throw invalidRow('missing field "task_id" (or inline "corrupted" and "gold")', "task_id");
+  const corrupted = requiredField(row, "corrupted", ProgramSchema);
+  const gold = requiredField(row, "gold", ProgramSchema);
+  if (!execute) return { id, completion, inline: { corrupted, gold } };
+  const tests = parseTests(row);
+  if (tests === undefined) throw invalidRow(NO_TESTS, "tests");
+  return { id, completion, inline: { corrupted, gold, tests } };
+}
