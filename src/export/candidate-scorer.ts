@@ -11,7 +11,6 @@
  */
 import type { Config } from "../config.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { executionLimits } from "../scoring/limits.js";
 import type { RolloutInput, RolloutOutput } from "../scoring/rollout.js";
 import { ExecutingRolloutScorer } from "../scoring/rollout-scorer.js";
 import type { StoredTask, TaskStore } from "../scoring/task-store.js";
@@ -31,13 +30,10 @@ export class CandidateScorer {
     private readonly config: Config,
     private readonly signal: AbortSignal,
   ) {
-    this.scorer = new ExecutingRolloutScorer({
+    this.scorer = ExecutingRolloutScorer.fromConfig(config, {
       pool,
       sandbox,
       tasks,
-      reward: config.reward,
-      limits: executionLimits(config),
-      executionConcurrency: config.sandbox.executionConcurrency,
     });
   }
 

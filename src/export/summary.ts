@@ -110,14 +110,7 @@ export function summaryText(
       );
     }
   }
-  const bad = Object.values(summary.badRows).reduce((a, b) => a + b, 0);
-  if (bad > 0) lines.push(`  bad rows: ${bad} skipped (${counts(summary.badRows)})`);
-  lines.push(
-    files.length === 0
-      ? "  files: none (no rows)"
-      : `  files: ${files.map((f) => `${f.path} (${plural(f.rows, "row")})`).join(", ")}`,
-  );
-  return `${lines.join("\n")}\n`;
+  return `${[...lines, ...footer(summary.badRows, files)].join("\n")}\n`;
 }
 
 export function lintSummaryText(
@@ -155,12 +148,18 @@ export function lintSummaryText(
     `  rows: ${selection.rows} from ${plural(selection.tasksWithRows, "task")}` +
       (none > 0 ? `; ${plural(none, "task")} without a row (${counts(selection.noRows)})` : ""),
   );
-  const bad = Object.values(summary.badRows).reduce((a, b) => a + b, 0);
-  if (bad > 0) lines.push(`  bad rows: ${bad} skipped (${counts(summary.badRows)})`);
+  return `${[...lines, ...footer(summary.badRows, files)].join("\n")}\n`;
+}
+
+/** The last lines of both summaries: the bad rows skipped, and the files written. */
+function footer(badRows: Record<string, number>, files: readonly { path: string; rows: number }[]): string[] {
+  const lines: string[] = [];
+  const bad = Object.values(badRows).reduce((a, b) => a + b, 0);
+  if (bad > 0) lines.push(`  bad rows: ${bad} skipped (${counts(badRows)})`);
   lines.push(
     files.length === 0
       ? "  files: none (no rows)"
       : `  files: ${files.map((f) => `${f.path} (${plural(f.rows, "row")})`).join(", ")}`,
   );
-  return `${lines.join("\n")}\n`;
+  return lines;
 }

@@ -13,7 +13,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { Linter } from "../analyzers/linter.js";
-import { mergeRewardOverride, type RewardConfig, type RewardOverride } from "../config.js";
+import { type Config, mergeRewardOverride, type RewardConfig, type RewardOverride } from "../config.js";
 import { extractProgram } from "../core/extract-program.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { computeReward, REWARD_DEFINITION_VERSION, type Verdict } from "../core/reward.js";
@@ -24,6 +24,7 @@ import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import type { MetricsPool } from "../workers/metrics-pool.js";
 import { AsyncQueue } from "./async-queue.js";
 import { Semaphore } from "./execution-slots.js";
+import { executionLimits } from "./limits.js";
 import type { RolloutInput, RolloutOutput, RolloutScorer } from "./rollout.js";
 import {
   InvalidLintOriginal,
@@ -61,6 +62,19 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   /** Stored lint tasks, prepared (A tokenized) on first use. */
   private readonly preparedLint = new Map<string, PreparedLintTask>();
   private ownLinter: Promise<Linter> | null = null;
+
+  /** A scorer with the reward, limits and concurrency the configuration sets. */
+  static fromConfig(
+    config: Config,
+    parts: Pick<RolloutScorerOptions, "pool" | "sandbox" | "tasks">,
+  ): ExecutingRolloutScorer {
+    return new ExecutingRolloutScorer({
+      ...parts,
+      reward: config.reward,
+      limits: executionLimits(config),
+      executionConcurrency: config.sandbox.executionConcurrency,
+    });
+  }
 
   constructor(private readonly options: RolloutScorerOptions) {
     this.slots = new Semaphore(options.executionConcurrency);

@@ -10,7 +10,6 @@ import { ErrorCode, MineditError } from "../errors.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
-import { executionLimits } from "./limits.js";
 import { ExecutingRolloutScorer } from "./rollout-scorer.js";
 import { InvalidLintOriginal, prepareLintTask } from "./score-lint.js";
 import { TaskStore } from "./task-store.js";
@@ -45,13 +44,10 @@ export async function startScoringEngine(
           process.stderr.write(`minedit: ${message}\n`),
         )
       : null;
-    const scorer = new ExecutingRolloutScorer({
+    const scorer = ExecutingRolloutScorer.fromConfig(config, {
       pool,
       sandbox,
       tasks,
-      reward: config.reward,
-      limits: executionLimits(config),
-      executionConcurrency: config.sandbox.executionConcurrency,
     });
     const running = sandbox;
     return {

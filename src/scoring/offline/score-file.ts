@@ -36,7 +36,6 @@ import type { StdIo } from "../../io/std-io.js";
 import { createConfiguredSandbox } from "../../sandbox/create.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { MetricsPool } from "../../workers/metrics-pool.js";
-import { executionLimits } from "../limits.js";
 import { ExecutingRolloutScorer } from "../rollout-scorer.js";
 import { TaskStore } from "../task-store.js";
 import { executing, type Job, type JobResult, metricsOnly, type RowScore } from "./batch-scorers.js";
@@ -189,14 +188,11 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
         ? metricsOnly(pool, config)
         : executing(
             pool,
-            new ExecutingRolloutScorer({
+            ExecutingRolloutScorer.fromConfig(config, {
               pool,
               sandbox,
               // Every job is sent as an inline task, so the scorer's store stays empty.
               tasks: TaskStore.fromTasks([]),
-              reward: config.reward,
-              limits: executionLimits(config),
-              executionConcurrency: config.sandbox.executionConcurrency,
             }),
             config,
             abort.signal,
