@@ -21,6 +21,9 @@
  *   the family at least once, its share the fraction of tasks (a family can be applied twice in a task).
  *
  * Pure: no I/O. Needs `await loadPythonGrammar()` first (normalization and function measures parse).
+ *
+ * Why one long file: the statistics and their Markdown and JSON renderings are one report definition; a
+ * number and its table change together.
  */
 import type { Node } from "web-tree-sitter";
 import type { FamilyDomain } from "./corruption/types.js";

@@ -25,6 +25,9 @@
  * result, or exceeded the output limit); INFRA_ERROR only when the sandbox or the harness broke before
  * candidate code ran, or the task's tests themselves are unusable (they do not compile, or have no
  * tests), neither of which the candidate can cause.
+ *
+ * Why one long file: the three test styles share the harness protocol defined here (nonce-tagged records,
+ * limits, the verdict mapping); split, each style would need the protocol from the others.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -33,6 +33,9 @@
  * - `--json-status-fd` reports the child's pid once bwrap has set everything up; a run that ends without
  *   it never started, which is the sandbox's fault (MineditError Unavailable), whatever it printed. The
  *   program cannot forge that: it only runs after the report.
+ *
+ * Why one long file: the bwrap argument list, the start-up probe and the kill and clean-up of a run are one
+ * contract with bubblewrap and change together.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {

@@ -11,6 +11,9 @@
  *   the client, so nothing more is sent.
  * - Any error becomes a status through `status.ts` only; a non-`MineditError` (a bug, in the scorer or
  *   here) is `INTERNAL` with a generic message, reported to `onInternalError`, and the server keeps serving.
+ *
+ * Why one long file: the validation of every wire field lives beside the handlers that need it (request
+ * schemas beside their handler, STYLE.md), so the whole wire → input mapping reads in one place.
  */
 import { create } from "@bufbuild/protobuf";
 import type {

@@ -1,6 +1,9 @@
 /**
  * Small helpers the corruption families share for finding nodes and describing edits on the tree-sitter
  * tree. Families stay declarative: "which nodes, which replacement"; the engine does the rest.
+ *
+ * Why one long file: a flat library of small, independent finders that many families combine; split by
+ * family, the shared ones would have no home.
  */
 import type { Node } from "web-tree-sitter";
 import type { CorruptionSite } from "./types.js";

@@ -4,6 +4,9 @@
  * The output must be the tree `ast.parse` builds, because `ast.unparse` (and so the reward) is a function
  * of that tree: parentheses vanish, `a and b and c` is one BoolOp, `a < b < c` is one Compare,
  * `-1` stays `UnaryOp(USub, 1)` (CPython folds constants only when compiling, not in `ast.parse`).
+ *
+ * Why one long file: one function per expression node type of the grammar, as CPython's own parser has
+ * them; strings, patterns and statements are already files of their own.
  */
 import type { Node } from "web-tree-sitter";
 import type {

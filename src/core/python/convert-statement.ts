@@ -4,6 +4,9 @@
  * Only what `ast.parse` itself rejects is rejected here. Errors CPython raises later, while compiling
  * (`return` outside a function, `nonlocal` at module level, duplicate parameter names), are not
  * syntax errors of `ast.parse` and so must not be errors here either.
+ *
+ * Why one long file: one function per statement node type of the grammar, as CPython's own parser has
+ * them; expressions, strings and patterns are files of their own.
  */
 import type { Node } from "web-tree-sitter";
 import type { Alias, ExceptHandler, Expr, MatchCase, Stmt, WithItem } from "./ast.js";
