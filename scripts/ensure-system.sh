@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks (and, as root on Debian, installs) the system tools minedit needs: Node.js >= 20 with npm,
 # bubblewrap (the embedded sandbox), Debian's CPython 3.11 at /usr/bin/python3 (runs candidates inside the
-# sandbox) and CPython 3.11 as `python3` (the test oracle), and grpcio + protobuf for /usr/bin/python3 (the
-# Python client's tests). Sourced by quickstart.sh and test.sh.
+# sandbox) and CPython 3.11 as `python3` (the test oracle, with its whole standard library), grpcio +
+# protobuf for /usr/bin/python3 (the Python client's tests), the compilers and analyzers the runners and
+# lint use, and the host tools the tests spawn (pgrep, openssl). Sourced by quickstart.sh and test.sh.
 set -euo pipefail
 
 need_root_or_explain() {
@@ -29,6 +30,16 @@ if ! command -v prlimit >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1;
   need_root_or_explain "prlimit and setpriv (resource limits and privilege drop for the sandbox)" "util-linux"
 fi
 
+# Host tools the tests spawn: pgrep checks that no sandboxed process outlives its run (tests/sandbox/),
+# openssl makes a throwaway TLS certificate (tests/server/harness.ts). Neither is Essential in Debian, so
+# a minimal image lacks them.
+if ! command -v pgrep >/dev/null 2>&1; then
+  need_root_or_explain "pgrep (the sandbox tests check that no process is left behind)" "procps"
+fi
+if ! command -v openssl >/dev/null 2>&1; then
+  need_root_or_explain "openssl (the TLS tests make a self-signed certificate)" "openssl"
+fi
+
 python_is_311() { "$1" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null; }
 
 if ! python_is_311 /usr/bin/python3; then
@@ -39,6 +50,18 @@ fi
 # grpcio and protobuf for that interpreter (not for a pyenv or venv python3 first on PATH).
 if ! /usr/bin/python3 -c 'import grpc, google.protobuf' 2>/dev/null; then
   need_root_or_explain "grpcio and protobuf for /usr/bin/python3 (the Python client's tests)" "python3-grpcio python3-protobuf"
+fi
+
+# The OpenRLHF contract test (clients/python/tests/test_contract_openrlhf.py) calls the server the way
+# OpenRLHF does: aiohttp (>= 0.9.1, one request per sample) and requests (0.9.0, batched).
+if ! /usr/bin/python3 -c 'import aiohttp, requests' 2>/dev/null; then
+  need_root_or_explain "aiohttp and requests for /usr/bin/python3 (the OpenRLHF contract test)" "python3-aiohttp python3-requests"
+fi
+
+# clients/python/tests/test_contract_verl.py replays verl's reward managers, which hand the reward function
+# numpy object arrays, and reads verl's trainer configs (YAML fixtures): numpy and PyYAML for /usr/bin/python3.
+if ! /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
+  need_root_or_explain "numpy and PyYAML for /usr/bin/python3 (the verl contract tests)" "python3-numpy python3-yaml"
 fi
 
 if ! command -v protoc >/dev/null 2>&1 || ! command -v grpc_python_plugin >/dev/null 2>&1; then
@@ -71,4 +94,13 @@ if ! command -v python3 >/dev/null 2>&1 || ! python_is_311 python3; then
   mkdir -p "$shim"
   ln -sf /usr/bin/python3 "$shim/python3"
   export PATH="$shim:$PATH"
+fi
+
+# tests/differential/normalize-stdlib.test.ts compares the normalizer with the oracle over every .py file
+# of the oracle's standard library. Debian moves CPython's own test package (Lib/test: most of the files,
+# and the hardest syntax) out of libpython3.11-stdlib into libpython3.11-testsuite; without it the test
+# still passes, but on well under half of the corpus.
+oracle_stdlib="$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
+if [ "$oracle_stdlib" = /usr/lib/python3.11 ] && [ ! -e /usr/lib/python3.11/test/test_grammar.py ]; then
+  need_root_or_explain "CPython's test package for /usr/lib/python3.11 (the stdlib differential test's corpus)" "libpython3.11-testsuite"
 fi

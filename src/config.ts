@@ -18,6 +18,28 @@ export type RewardVariant = (typeof REWARD_VARIANTS)[number];
 export const DISTANCE_SCOPES = ["program", "function_body"] as const;
 export type DistanceScope = (typeof DISTANCE_SCOPES)[number];
 
+/**
+ * The end-of-turn and end-of-sequence texts of the common chat templates: ChatML / Qwen (`<|im_end|>`,
+ * `<|endoftext|>`), Llama 3 (`<|eot_id|>`, `<|eom_id|>`, `<|end_of_text|>`), Llama 2 / Mistral (`</s>`),
+ * Gemma (`<end_of_turn>`, `<eos>`), Phi-3 and gpt-oss (`<|end|>`, `<|return|>`), DeepSeek
+ * (`<｜end▁of▁sentence｜>`, `<|EOT|>`). Removed from the end of a completion before the program is
+ * extracted (src/core/extract-program.ts); `reward.endOfTurnMarkers` replaces the list.
+ */
+export const DEFAULT_END_OF_TURN_MARKERS: readonly string[] = Object.freeze([
+  "<|im_end|>",
+  "<|endoftext|>",
+  "<|eot_id|>",
+  "<|eom_id|>",
+  "<|end_of_text|>",
+  "</s>",
+  "<end_of_turn>",
+  "<eos>",
+  "<|end|>",
+  "<|return|>",
+  "<｜end▁of▁sentence｜>",
+  "<|EOT|>",
+]);
+
 // Field schemas without defaults: shared by the config section (which adds defaults) and by per-request
 // overrides (where a missing field means "keep the server's value", so it must not be defaulted).
 // zod 4's `z.number()` already rejects NaN and ±Infinity.
@@ -65,6 +87,8 @@ export const RewardConfigSchema = z.strictObject({
   lambdaCc: rewardFields.lambdaCc.default(0.0),
   failureReward: rewardFields.failureReward.default(-0.2),
   scope: rewardFields.scope.default("program"),
+  /** Texts removed from the end of a completion before its program is extracted (see the default list). */
+  endOfTurnMarkers: z.array(z.string().min(1)).default(() => [...DEFAULT_END_OF_TURN_MARKERS]),
   /** Lint tasks (`kind: "lint_refactor"`); `failureReward` above applies to them too. */
   lint: LintRewardConfigSchema.prefault({}),
 });
@@ -124,6 +148,18 @@ export const ServerConfigSchema = z.strictObject({
   /** Also answer OpenRLHF's remote reward protocol (HTTP/JSON `POST /get_reward`) on this TCP port of
    *  `host`; 0 picks a free one. Absent (the default): off, so no second port opens unasked. */
   openrlhfPort: z.number().int().min(0).max(65535).optional(),
+  /** OpenRLHF (≥ 0.9.1) sends one HTTP request per sample, hundreds at once: requests arriving within this
+   *  many milliseconds of the first one of a window are scored in one scorer call (so identical samples of
+   *  a GRPO group run once). 0: every request is scored on its own. */
+  openrlhfCoalesceMs: z.number().int().min(0).max(10_000).default(20),
+  /** Most rollouts one coalesced scorer call holds; a window that reaches it is scored at once. A single
+   *  request larger than this (OpenRLHF 0.9.0's batched form) is scored alone. */
+  openrlhfCoalesceMaxRollouts: z.number().int().positive().default(512),
+  /** Reward (and 0 score) of an INFRA_ERROR sample that no scored sample of its task in the same request
+   *  can stand in for: every sample of OpenRLHF ≥ 0.9.1, which sends one sample per request. Absent: the
+   *  `reward.failureReward` (−0.2), so a sandbox fault never earns more than a failure (a value above it
+   *  would reward whatever makes the sandbox fail). */
+  openrlhfInfraErrorReward: z.number().optional(),
 });
 export type ServerConfig = z.output<typeof ServerConfigSchema>;
 
@@ -157,6 +193,13 @@ export const SandboxConfigSchema = z.strictObject({
    * run). Off: every execution starts a fresh sandbox and interpreter (slower, same results).
    */
   warmInterpreters: z.boolean().default(true),
+  /**
+   * Runs of a rollout that the sandbox broke (it did not start, or the harness died before the program
+   * ran) are retried this many times, each on a fresh sandbox, before the rollout is `INFRA_ERROR`: most
+   * trainers cannot mask a sample, so a transient fault should not reach them. Unusable tests are never
+   * retried (they fail the same way every time).
+   */
+  infraRetries: z.number().int().min(0).max(5).default(1),
   /** Sandboxed runs at once; defaults to the parallelism Node reports. */
   executionConcurrency: z
     .number()

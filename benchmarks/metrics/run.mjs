@@ -221,7 +221,7 @@ const { loadPythonGrammar } = await load("core/python/grammar.js");
 const { parsePython } = await load("core/python/parse.js");
 const { unparse } = await load("core/python/unparse.js");
 const { pythonTokens, TokenizeError } = await load("core/python/tokenize.js");
-const { PySyntaxError, UnsupportedSyntax } = await load("core/python/syntax-error.js");
+const { PySyntaxError } = await load("core/python/syntax-error.js");
 await loadPythonGrammar();
 
 function stagedPass(rows) {
@@ -267,10 +267,7 @@ function stagedPass(rows) {
     try {
       tokens = tokensOf(extracted.program);
     } catch (error) {
-      const programError =
-        error instanceof PySyntaxError ||
-        error instanceof UnsupportedSyntax ||
-        error instanceof TokenizeError;
+      const programError = error instanceof PySyntaxError || error instanceof TokenizeError;
       if (!programError) throw error;
       results.push({ verdict: "UNPARSABLE" });
       continue;

@@ -697,15 +697,28 @@ def _kill_others(os, pid):
     keep = _ancestors(os)
     # A few rounds: a process forked while the list was read is caught by the next one. What still
     # escapes dies with the execution (the fork server kills everything after each one).
+    killed = set()
     for _ in range(3):
         victims = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in keep]
         if not victims:
-            return
+            break
         for victim in victims:
             try:
                 os.kill(victim, 9)
+                killed.add(victim)
             except OSError:
                 pass
+    # The killed are orphans the fork server reaps (it is the subreaper) when their SIGCHLD wakes it: wait
+    # for that, briefly, so the next case starts with them gone from /proc rather than as zombies. The
+    # case's own process is this harness's child, reaped by the caller.
+    killed.discard(pid)
+    import time
+
+    give_up = time.monotonic() + 2
+    while killed and time.monotonic() < give_up:
+        killed = {victim for victim in killed if os.path.exists("/proc/%d" % victim)}
+        if killed:
+            time.sleep(0.001)
 
 
 def _ancestors(os):

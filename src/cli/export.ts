@@ -167,7 +167,7 @@ Examples:
     --rejected failing --prompt explicit --out data/openrlhf
   minedit export --kind alq --format hf --tasks datasets/lint/tasks/cpp.jsonl --fixer clang-tidy \\
     --candidates teacher.jsonl --splits train=0.9,test=0.1 --out data/lint
-  The README ("Export training data") has the trainer command lines that read each of these.
+  docs/export.md has the trainer command lines that read each of these.
 
 Exit codes:
   ${EXIT.ok}  exported; no input row was bad

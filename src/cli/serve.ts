@@ -1,16 +1,29 @@
 /** `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM. */
 
+import type { RewardConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
 import { startService } from "../server/service.js";
-import { parseServiceFlags, SERVICE_FLAGS_HELP, serviceConfig, taskFiles } from "./service-options.js";
+import {
+  parseServiceFlags,
+  rewardHelp,
+  SERVICE_FLAGS_HELP,
+  serviceConfig,
+  taskFiles,
+} from "./service-options.js";
 
-export function serveHelp(): string {
+/**
+ * `minedit serve --help`; `reward` is the reward section of `--config` (the defaults without one), so the
+ * formula shown is the one the server computes.
+ */
+export function serveHelp(reward?: RewardConfig): string {
   return `Usage: minedit serve [options]
 
 Serves minedit.v1.RewardService (ScoreBatch, ScoreStream), the gRPC health service and server
 reflection. Each rollout's program is extracted from the completion, run against its task's tests in
 the bubblewrap sandbox (no network, read-only runtime, private scratch, memory/process/file/output
-limits, wall-clock kill) and scored: reward = 0.1 − 1.0·(d(M,C) − d(G,C)) if the tests pass, else −0.2.
+limits, wall-clock kill) and scored, for a repair task, with the configured reward (a request's
+reward_override can change it for that request; lint_refactor tasks use the reward.lint section):
+${rewardHelp(reward)}
 
 Options:
 ${SERVICE_FLAGS_HELP}
@@ -24,7 +37,7 @@ Example:
 }
 
 export async function runServe(argv: readonly string[], io: StdIo): Promise<number> {
-  const values = parseServiceFlags("serve", argv, io, serveHelp);
+  const values = await parseServiceFlags("serve", argv, io, serveHelp);
   if (typeof values === "number") return values;
   let engine: Awaited<ReturnType<typeof startService>>;
   try {

@@ -1,11 +1,17 @@
 /**
  * Options shared by the commands that run the service (`serve`, `demo`): the config file, the flags
- * that override it, and the shipped default task file.
+ * that override it, the shipped default task file, and the reward formula their help texts show.
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { type Config, parseConfig } from "../config.js";
+import {
+  type Config,
+  parseConfig,
+  type RewardConfig,
+  RewardConfigSchema,
+  type RewardVariant,
+} from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import type { StdIo } from "../io/std-io.js";
 
@@ -50,6 +56,42 @@ export type ServiceFlagValues = {
   "auth-token"?: string;
   "openrlhf-port"?: string;
 };
+
+/** The reward section without a config file. */
+const DEFAULT_REWARD: RewardConfig = RewardConfigSchema.parse({});
+
+/** A number as the formula shows it: a Unicode minus, and a decimal point even for integers (1 → 1.0). */
+function shown(value: number): string {
+  return (Number.isInteger(value) ? value.toFixed(1) : String(value)).replace(/^-/, "−");
+}
+
+/**
+ * The repair reward as `reward` computes it (src/core/reward.ts, per variant), with the configured
+ * numbers, followed by what its symbols mean; two-space indented lines for a help text. The help must
+ * show the reward the server will really pay, so it is rendered from the effective configuration.
+ */
+export function rewardHelp(reward: RewardConfig = DEFAULT_REWARD): string {
+  const excess = `${shown(reward.lambdaEdit)}·(d(M,C) − d(G,C))`;
+  const passing: Record<RewardVariant, string> = {
+    full: `${shown(reward.lambdaExec)} − ${excess}`,
+    correctness_only: shown(reward.lambdaExec),
+    edit_only: `−${excess}`,
+    edit_plus_cc: `${shown(reward.lambdaExec)} − ${excess} − ${shown(reward.lambdaCc)}·max(0, CC(M) − CC(G))`,
+  };
+  const clauses = [
+    `M = the rollout's program, C = the corrupted program, G = the gold repair`,
+    "d = token Levenshtein distance / the longer token count, over the normalized programs" +
+      (reward.scope === "function_body"
+        ? "\n   from the first function's body on (scope function_body)"
+        : ""),
+  ];
+  if (reward.variant === "edit_plus_cc") clauses.push("CC = cognitive complexity (SonarSource's rules)");
+  clauses.push("no reward at all, so that the trainer masks the sample, when the sandbox itself fails");
+  return (
+    `  reward = ${passing[reward.variant]} if the tests pass, else ${shown(reward.failureReward)}\n` +
+    `  (variant "${reward.variant}"; ${clauses.join(";\n   ")})`
+  );
+}
 
 function integer(flag: string, text: string): number {
   const value = Number(text);
@@ -96,14 +138,16 @@ export function taskFiles(config: Config): string[] {
 
 /**
  * Parses a service command's flags. Returns the values, or the exit code when the command is already
- * answered (`--help`: 0 after printing `help`; a bad flag: 2 after saying why).
+ * answered (`--help`: 0 after printing `help`; a bad flag, or with `--help` a bad `--config` file: 2
+ * after saying why). `help` gets the reward section of the `--config` file when one is given (the
+ * other flags do not touch the reward), so that it can show the formula that file configures.
  */
-export function parseServiceFlags(
+export async function parseServiceFlags(
   command: string,
   argv: readonly string[],
   io: StdIo,
-  help: () => string,
-): ServiceFlagValues | number {
+  help: (reward?: RewardConfig) => string,
+): Promise<ServiceFlagValues | number> {
   let values: ServiceFlagValues & { help?: boolean };
   try {
     values = parseArgs({ args: [...argv], options: SERVICE_FLAGS, allowPositionals: false }).values;
@@ -112,7 +156,16 @@ export function parseServiceFlags(
     return 2;
   }
   if (values.help === true) {
-    io.stdout.write(help());
+    let reward: RewardConfig | undefined;
+    if (values.config !== undefined) {
+      try {
+        reward = (await serviceConfig({ config: values.config })).reward;
+      } catch (error) {
+        io.stderr.write(`minedit ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 2;
+      }
+    }
+    io.stdout.write(help(reward));
     return 0;
   }
   return values;

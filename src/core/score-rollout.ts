@@ -12,7 +12,7 @@ import type { DistanceScope, RewardConfig } from "../config.js";
 import { normalizedTokenDistance } from "./distance.js";
 import { extractProgram } from "./extract-program.js";
 import { type AnalyzedProgram, analyzeProgram, programTokens } from "./normalize.js";
-import { PySyntaxError, UnsupportedSyntax } from "./python/syntax-error.js";
+import { PySyntaxError } from "./python/syntax-error.js";
 import { TokenizeError } from "./python/tokenize.js";
 import { computeReward, excessEditDistance, type RewardComponents, type Verdict } from "./reward.js";
 
@@ -55,9 +55,7 @@ function orInvalidTask<T>(which: "corrupted" | "gold", run: () => T): T {
 
 /** Errors that describe the program (it is not CPython 3.11 source), as opposed to bugs of ours. */
 function isProgramError(error: unknown): error is Error {
-  return (
-    error instanceof PySyntaxError || error instanceof TokenizeError || error instanceof UnsupportedSyntax
-  );
+  return error instanceof PySyntaxError || error instanceof TokenizeError;
 }
 
 export type RolloutScore = {
@@ -80,7 +78,7 @@ export function scoreCompletion(
   config: RewardConfig,
   executionVerdict: Verdict = "PASSED",
 ): RolloutScore {
-  const extracted = extractProgram(completion);
+  const extracted = extractProgram(completion, config.endOfTurnMarkers);
   if (extracted.kind === "no_code") {
     return failure("NO_CODE", "the completion contains no code", config);
   }

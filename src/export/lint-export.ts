@@ -26,7 +26,7 @@ import { type Alert, diffAlerts } from "../core/lint/alert.js";
 import { instanceCounts, unifiedDiffLineCount } from "../core/lint/metrics.js";
 import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
-import { PySyntaxError, UnsupportedSyntax } from "../core/python/syntax-error.js";
+import { PySyntaxError } from "../core/python/syntax-error.js";
 import { TokenizeError } from "../core/python/tokenize.js";
 import { sourceTokens } from "../core/tokens/source-tokens.js";
 import { isMineditError } from "../errors.js";
@@ -115,11 +115,7 @@ function tokenDistance(language: LintLanguage, a: string, b: string): number | n
   try {
     return tokenLevenshtein(sourceTokens(language, a), sourceTokens(language, b));
   } catch (error) {
-    if (
-      error instanceof PySyntaxError ||
-      error instanceof UnsupportedSyntax ||
-      error instanceof TokenizeError
-    ) {
+    if (error instanceof PySyntaxError || error instanceof TokenizeError) {
       return null;
     }
     throw error;

@@ -30,7 +30,7 @@ import {
   lintComponents,
 } from "../core/lint/reward.js";
 import { type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
-import { PySyntaxError, UnsupportedSyntax } from "../core/python/syntax-error.js";
+import { PySyntaxError } from "../core/python/syntax-error.js";
 import { TokenizeError } from "../core/python/tokenize.js";
 import type { Verdict } from "../core/reward.js";
 import { sourceTokens } from "../core/tokens/source-tokens.js";
@@ -66,9 +66,7 @@ export function prepareLintTask(spec: LintTaskSpec): PreparedLintTask {
 }
 
 function isPythonSourceError(error: unknown): error is Error {
-  return (
-    error instanceof PySyntaxError || error instanceof TokenizeError || error instanceof UnsupportedSyntax
-  );
+  return error instanceof PySyntaxError || error instanceof TokenizeError;
 }
 
 /** The revision of one completion, before execution. */
@@ -77,8 +75,12 @@ export type LintRevision =
   | { kind: "program"; program: string; dEdit: number };
 
 /** Extracts and tokenizes the revision (SPEC §2.1 extraction: the last fenced block, whatever its language). */
-export function lintRevision(task: PreparedLintTask, completion: string): LintRevision {
-  const extracted = extractProgram(completion);
+export function lintRevision(
+  task: PreparedLintTask,
+  completion: string,
+  endOfTurnMarkers?: readonly string[],
+): LintRevision {
+  const extracted = extractProgram(completion, endOfTurnMarkers);
   if (extracted.kind === "no_code") {
     return { kind: "failed", verdict: "NO_CODE", detail: "the completion contains no code" };
   }

@@ -30,7 +30,7 @@ import { corruptionVariants, findSites } from "../core/corruption/engine.js";
 import { familyByName } from "../core/corruption/registry.js";
 import type { AppliedCorruption, CorruptionFamily } from "../core/corruption/types.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
-import { PySyntaxError, UnsupportedSyntax } from "../core/python/syntax-error.js";
+import { PySyntaxError } from "../core/python/syntax-error.js";
 import { TokenizeError } from "../core/python/tokenize.js";
 import type { RejectionCounts, RejectionReason } from "../core/task-stats.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
@@ -191,11 +191,7 @@ export async function buildProblem(problem: Problem, context: Context): Promise<
         seed: `${context.seed}/${problem.problemId}`,
       });
     } catch (error) {
-      if (
-        error instanceof PySyntaxError ||
-        error instanceof UnsupportedSyntax ||
-        error instanceof TokenizeError
-      ) {
+      if (error instanceof PySyntaxError || error instanceof TokenizeError) {
         return problemRejected("gold_unparsable", error.message);
       }
       throw error;

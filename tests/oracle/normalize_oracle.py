@@ -7,6 +7,10 @@ nested functions become stand-alone programs):
 
   {"id", "source", "norm", "tokens_sha1", "token_count"}   CPython parsed it
   {"id", "source", "error"}                               CPython rejected it (SyntaxError/ValueError)
+  {"id", "unreadable"}                                    CPython cannot decode the file as source
+
+A file's line (not a function's) also has "functions": how many defs its tree holds, so that the reader
+can check that a line came for each of them.
 
 `tokens` are the token strings of tokenize.generate_tokens(norm), minus COMMENT, NL, ENCODING,
 ENDMARKER, INDENT and DEDENT. They are sent as the SHA-1 of the strings joined by NUL, to keep the
@@ -47,16 +51,20 @@ def record(ident, source):
 
 
 def functions(source):
-    """Each def's own lines (decorators excluded, as ast.get_source_segment gives them), dedented."""
+    """How many defs the tree holds, and each def's own lines (decorators excluded, as
+    ast.get_source_segment gives them), dedented. A def without a segment is counted but not cut out,
+    which the reader's check then reports."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            segment = ast.get_source_segment(source, node, padded=True)
-            if segment is not None:
-                yield f"{node.name}@{node.lineno}", textwrap.dedent(segment)
+        return 0, []
+    defs = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    segments = []
+    for node in defs:
+        segment = ast.get_source_segment(source, node, padded=True)
+        if segment is not None:
+            segments.append((f"{node.name}@{node.lineno}", textwrap.dedent(segment)))
+    return len(defs), segments
 
 
 def emit(obj):
@@ -80,8 +88,9 @@ def main():
         except (SyntaxError, UnicodeDecodeError, OSError) as error:
             emit({"id": path, "unreadable": f"{type(error).__name__}: {error}"})
             continue
-        emit(record(path, source))
-        for name, segment in functions(source):
+        count, segments = functions(source)
+        emit({**record(path, source), "functions": count})
+        for name, segment in segments:
             emit(record(f"{path}::{name}", segment))
     sys.stdout.flush()
 

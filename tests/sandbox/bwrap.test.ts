@@ -10,12 +10,15 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionRequest } from "../../src/sandbox/sandbox.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 5_000 };
+/** This checkout (the server's own files), wherever it lives: the isolation checks must target it. */
+const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url));
 let sandbox: BwrapSandbox;
 
 beforeAll(async () => {
@@ -149,12 +152,13 @@ describe("isolation", () => {
   });
 
   test("host files outside the runtime are not visible", async () => {
+    const packageJson = join(CHECKOUT, "package.json");
+    expect(existsSync(packageJson)).toBe(true); // so that "not visible" below means hidden, not absent
+    const paths = [packageJson, "/root/.bashrc", "/etc/passwd", "/etc/shadow", "/home"];
     const r = await python(
-      "import os\nfor p in ['/work/main/package.json', '/root/.bashrc', '/etc/passwd', '/etc/shadow', '/home']:\n    print(p, os.path.exists(p))\nprint(sorted(os.listdir('/')))\n",
+      `import os\nfor p in ${JSON.stringify(paths)}:\n    print(p, os.path.exists(p))\nprint(sorted(os.listdir('/')))\n`,
     );
-    expect(r.stdout).toContain(
-      "/work/main/package.json False\n/root/.bashrc False\n/etc/passwd False\n/etc/shadow False\n/home False\n",
-    );
+    expect(r.stdout).toContain(paths.map((p) => `${p} False\n`).join(""));
     const root = r.stdout.trim().split("\n").at(-1) ?? "";
     expect(root).not.toMatch(/'(work|root|home)'/);
   });
@@ -184,15 +188,16 @@ describe("isolation", () => {
 
   test("writes outside the scratch directory fail and reach nothing on the host", async () => {
     const name = `minedit-sandbox-${marker()}`;
+    const inCheckout = join(CHECKOUT, name);
     const r = await python(
-      `for p in ['/usr/${name}', '/work/main/${name}', '/${name}', '/proc/${name}', '/opt/minedit/bin/${name}']:\n    try:\n        open(p, 'w').write('x')\n        print('wrote', p)\n    except OSError as e:\n        print('refused', type(e).__name__)\nopen('${name}', 'w').write('ok')\nprint(open('/tmp/${name}').read())\n`,
+      `for p in ['/usr/${name}', ${JSON.stringify(inCheckout)}, '/${name}', '/proc/${name}', '/opt/minedit/bin/${name}']:\n    try:\n        open(p, 'w').write('x')\n        print('wrote', p)\n    except OSError as e:\n        print('refused', type(e).__name__)\nopen('${name}', 'w').write('ok')\nprint(open('/tmp/${name}').read())\n`,
     );
     expect(r.stdout).not.toContain("wrote");
     expect(r.stdout).toContain(
       "refused OSError\nrefused FileNotFoundError\nrefused OSError\nrefused FileNotFoundError\nrefused OSError\n",
     );
     expect(r.stdout).toMatch(/ok\n$/);
-    for (const p of [`/usr/${name}`, `/work/main/${name}`, `/${name}`, `/tmp/${name}`])
+    for (const p of [`/usr/${name}`, inCheckout, `/${name}`, `/tmp/${name}`])
       expect(existsSync(p)).toBe(false);
   });
 

@@ -7,6 +7,8 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Verdict } from "../../src/core/reward.js";
 import { ErrorCode } from "../../src/errors.js";
@@ -15,6 +17,8 @@ import { DEFAULT_LIMITS, type ExecutionLimits, type Sandbox } from "../../src/sa
 import { BACKENDS } from "./backends.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 3_000 };
+/** This checkout (the server's own files), wherever it lives: the isolation checks must target it. */
+const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url));
 describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
   let sandbox: Sandbox;
 
@@ -155,7 +159,7 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
 
     test("writes outside scratch fail and create nothing on the host", async () => {
       const name = `minedit-hostile-${marker()}`;
-      const targets = [`/usr/${name}`, `/work/main/${name}`, `/root/${name}`, `/${name}`];
+      const targets = [`/usr/${name}`, join(CHECKOUT, name), `/root/${name}`, `/${name}`];
       // Passes only if every write succeeded.
       const program = `def task_func(a, b):\n    for p in ${JSON.stringify(targets)}:\n        open(p, 'w').write('x')\n    return a + b\n`;
       const o = await score(program);
@@ -165,8 +169,9 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
     });
 
     test("host files outside the runtime are not readable", async () => {
-      const program =
-        "def task_func(a, b):\n    text = open('/work/main/package.json').read() + open('/root/.bashrc').read()\n    return a + b if text else None\n";
+      const packageJson = join(CHECKOUT, "package.json");
+      expect(existsSync(packageJson)).toBe(true); // so that "not readable" means hidden, not absent
+      const program = `def task_func(a, b):\n    text = open(${JSON.stringify(packageJson)}).read() + open('/root/.bashrc').read()\n    return a + b if text else None\n`;
       const o = await score(program);
       expectVerdict(o, "FAILED_TESTS");
       expect(o.detail).toContain("FileNotFoundError");

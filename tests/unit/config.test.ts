@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import {
   ConfigSchema,
+  DEFAULT_END_OF_TURN_MARKERS,
   mergeRewardOverride,
   parseConfig,
   type RewardConfig,
@@ -32,6 +33,7 @@ describe("parseConfig defaults", () => {
         lambdaCc: 0.0,
         failureReward: -0.2,
         scope: "program",
+        endOfTurnMarkers: [...DEFAULT_END_OF_TURN_MARKERS],
         lint: { lambdaExec: 0.1, lambdaFix: 1.0, lambdaEdit: 0.25 },
       },
       pool: { threads: availableParallelism() },
@@ -40,6 +42,8 @@ describe("parseConfig defaults", () => {
         port: 50051,
         maxBatchRollouts: 4096,
         maxReceiveMessageBytes: 64 * 1024 * 1024,
+        openrlhfCoalesceMs: 20,
+        openrlhfCoalesceMaxRollouts: 512,
       },
       sandbox: {
         pythonPath: "/usr/bin/python3",
@@ -49,6 +53,7 @@ describe("parseConfig defaults", () => {
         maxFileBytes: 16 * 1024 * 1024,
         maxOutputBytes: 1024 * 1024,
         warmInterpreters: true,
+        infraRetries: 1,
         executionConcurrency: availableParallelism(),
       },
       tasks: { files: [] },
@@ -64,6 +69,16 @@ describe("parseConfig defaults", () => {
     expect(() => parseConfig({ tasks: { files: [""] } })).toThrow(/tasks\.files\[0\]/);
   });
 
+  it("takes the end-of-turn markers to strip, and refuses an empty one (it would match everything)", () => {
+    expect(parseConfig({ reward: { endOfTurnMarkers: ["<END>"] } }).reward.endOfTurnMarkers).toEqual([
+      "<END>",
+    ]);
+    expect(parseConfig({ reward: { endOfTurnMarkers: [] } }).reward.endOfTurnMarkers).toEqual([]);
+    expect(() => parseConfig({ reward: { endOfTurnMarkers: [""] } })).toThrow(
+      /reward\.endOfTurnMarkers\[0\]/,
+    );
+  });
+
   it("keeps given values and defaults the rest of a section", () => {
     const config = parseConfig({ reward: { variant: "edit_plus_cc", lambdaCc: 0.05 }, pool: { threads: 3 } });
     expect(config.reward).toEqual({
@@ -73,6 +88,7 @@ describe("parseConfig defaults", () => {
       lambdaCc: 0.05,
       failureReward: -0.2,
       scope: "program",
+      endOfTurnMarkers: [...DEFAULT_END_OF_TURN_MARKERS],
       lint: { lambdaExec: 0.1, lambdaFix: 1.0, lambdaEdit: 0.25 },
     });
     expect(config.pool.threads).toBe(3);
@@ -92,6 +108,8 @@ describe("parseConfig defaults", () => {
       port: 0,
       maxBatchRollouts: 4096,
       maxReceiveMessageBytes: 64 * 1024 * 1024,
+      openrlhfCoalesceMs: 20,
+      openrlhfCoalesceMaxRollouts: 512,
       tls: { certFile: "c.pem", keyFile: "k.pem" },
       authToken: "t",
     });

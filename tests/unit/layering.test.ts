@@ -57,7 +57,7 @@ const CORE_BUILTINS: Readonly<Record<string, readonly string[] | "anywhere">> = 
 type Imports = ReadonlyMap<string, readonly string[]>;
 
 /** Import specifiers of a module's source: static imports and re-exports, side-effect and dynamic imports. */
-export function importSpecifiers(source: string): string[] {
+function importSpecifiers(source: string): string[] {
   const found: string[] = [];
   // Only at the start of a line, so the words in comments and strings (` * import x from "y"`) do not count.
   const statement = /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']/gms;
@@ -101,7 +101,7 @@ function readGraph(): { modules: Imports; packages: Imports } {
 }
 
 /** Imports that cross layers in a direction {@link LAYERS} does not allow, as readable lines. */
-export function upwardImports(graph: Imports, layers: Readonly<Record<string, readonly string[]>>): string[] {
+function upwardImports(graph: Imports, layers: Readonly<Record<string, readonly string[]>>): string[] {
   const problems: string[] = [];
   for (const [file, targets] of graph) {
     const from = layerOf(file);
@@ -122,7 +122,7 @@ export function upwardImports(graph: Imports, layers: Readonly<Record<string, re
 }
 
 /** Every import circle (a strongly connected component of more than one module, or a self-import). */
-export function importCircles(graph: Imports): string[][] {
+function importCircles(graph: Imports): string[][] {
   let counter = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();

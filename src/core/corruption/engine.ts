@@ -22,7 +22,7 @@
  */
 import { normalizeProgram } from "../normalize.js";
 import { pythonParser } from "../python/grammar.js";
-import { PySyntaxError, UnsupportedSyntax } from "../python/syntax-error.js";
+import { PySyntaxError } from "../python/syntax-error.js";
 import { TokenizeError } from "../python/tokenize.js";
 import type { AppliedCorruption, CorruptionFamily, CorruptionResult, CorruptionSite } from "./types.js";
 
@@ -30,7 +30,7 @@ import type { AppliedCorruption, CorruptionFamily, CorruptionResult, CorruptionS
  * The usable sites of each family in `gold`, keyed by family name (every requested family has an entry,
  * maybe empty), in source order without duplicates. A site is usable when applying it alone gives a
  * program that parses as Python 3.11 and whose tokens differ from the gold program's.
- * Throws `PySyntaxError` (or `UnsupportedSyntax`) when `gold` itself cannot be normalized.
+ * Throws `PySyntaxError` when `gold` itself cannot be normalized.
  */
 export function findSites(
   gold: string,
@@ -230,11 +230,7 @@ function normalizedIfChanged(program: string, goldTokens: readonly string[]): st
   try {
     normalized = normalizeProgram(program);
   } catch (error) {
-    if (
-      error instanceof PySyntaxError ||
-      error instanceof UnsupportedSyntax ||
-      error instanceof TokenizeError
-    ) {
+    if (error instanceof PySyntaxError || error instanceof TokenizeError) {
       return null;
     }
     throw error;

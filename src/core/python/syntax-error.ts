@@ -1,13 +1,18 @@
 /**
- * Errors of the Python front end (tokenizer, parser, literal decoding).
+ * The error of the Python front end (parser, literal decoding, the conversion to CPython's AST). The
+ * tokenizer raises its own `TokenizeError` (tokenize.ts), which `parsePython` turns into this one.
  *
- * They describe the *input program*, not a fault of minedit: a candidate that CPython 3.11 would
- * reject is UNPARSABLE (a verdict), so callers turn these into data rather than into a `MineditError`.
+ * It describes the *input program*, not a fault of minedit: a candidate's program that raises it gets
+ * the UNPARSABLE verdict (data, not a `MineditError`); a task's own gold or corrupted program, or a
+ * problem source being imported, that raises it is reported as invalid input.
  */
 
 /**
- * CPython 3.11 would raise `SyntaxError` for this source. `message` follows CPython's wording where it
- * matters for reading logs; nothing should depend on it.
+ * minedit rejects this source: CPython 3.11 raises `SyntaxError` for it. The differences that remain are
+ * listed by the differential tests (tests/differential/known-mismatches.json and the known differences
+ * of syntax-validity.test.ts): a few tree-sitter-python grammar limits make minedit reject source that
+ * CPython accepts (scored UNPARSABLE like any other rejected program), and TabError is not raised.
+ * `message` follows CPython's wording where it matters for reading logs; nothing should depend on it.
  */
 export class PySyntaxError extends Error {
   override readonly name = "PySyntaxError";
@@ -18,12 +23,4 @@ export class PySyntaxError extends Error {
     super(message);
     this.offset = offset;
   }
-}
-
-/**
- * CPython 3.11 accepts this source but minedit cannot reproduce what CPython does with it. Distinct from
- * {@link PySyntaxError} so that a valid program is never scored as unparsable by mistake.
- */
-export class UnsupportedSyntax extends Error {
-  override readonly name = "UnsupportedSyntax";
 }

@@ -12,7 +12,7 @@ export type SourceLanguage = "python" | "cpp" | "java";
 
 /**
  * The tokens of `source`. Never throws for C++ or Java; for Python, throws what `programTokens` throws
- * for source that is not valid Python 3.11 (`PySyntaxError`, `TokenizeError`, `UnsupportedSyntax`).
+ * for source that is not valid Python 3.11 (`PySyntaxError`, `TokenizeError`).
  */
 export function sourceTokens(language: SourceLanguage, source: string): string[] {
   switch (language) {

@@ -7,7 +7,7 @@
 import { normalizeProgram } from "../../core/normalize.js";
 import type { ClassDef, Expr, FunctionDef, Module, Stmt } from "../../core/python/ast.js";
 import { parsePython } from "../../core/python/parse.js";
-import { PySyntaxError, UnsupportedSyntax } from "../../core/python/syntax-error.js";
+import { PySyntaxError } from "../../core/python/syntax-error.js";
 import { TokenizeError } from "../../core/python/tokenize.js";
 import { invalid } from "./fields.js";
 
@@ -40,9 +40,6 @@ function explained(field: string, what: string, parse: () => Module): Module {
   } catch (error) {
     if (error instanceof PySyntaxError || error instanceof TokenizeError) {
       throw invalid(`${what} does not parse as Python 3.11: ${error.message}`, field);
-    }
-    if (error instanceof UnsupportedSyntax) {
-      throw invalid(`${what} uses syntax minedit cannot normalize: ${error.message}`, field);
     }
     if (error instanceof RangeError) throw invalid(`${what} is nested too deeply to parse`, field);
     throw error;
