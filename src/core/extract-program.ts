@@ -2,6 +2,11 @@
  * From a model completion to the candidate program M (SPEC §2.1).
  *
  * Rules, in order:
+ * 0. End-of-turn markers at the very end of the completion (`<|im_end|>`, `<|eot_id|>`, `</s>`, … — see
+ *    `DEFAULT_END_OF_TURN_MARKERS` in config.ts), with the whitespace around them, are removed, repeatedly: trainers
+ *    that decode with special tokens kept (OpenRLHF) hand over text ending in the chat template's end of turn.
+ *    Every marker ends in `>`, and no Python program can end in `>`, so removing one never turns a program
+ *    that parses into another program; it only rescues an unfenced answer that would otherwise not parse.
  * 1. If the completion contains `</think>`, only the text after the LAST `</think>` is considered
  *    (reasoning models often draft code while thinking; the answer comes after).
  * 2. The LAST fenced code block wins (models typically restate the final version last). A fence is a line
@@ -33,7 +38,20 @@
  *   says the last block is the candidate, and an empty final answer is the model's answer.
  */
 
+import { DEFAULT_END_OF_TURN_MARKERS } from "../config.js";
+
 export type ExtractedProgram = { kind: "code"; program: string } | { kind: "no_code" };
+
+/** `completion` without the end-of-turn markers (and the whitespace around them) at its very end. */
+export function stripEndOfTurn(completion: string, markers: readonly string[]): string {
+  let text = completion;
+  for (;;) {
+    const trimmed = text.trimEnd();
+    const marker = markers.find((m) => m !== "" && trimmed.endsWith(m));
+    if (marker === undefined) return text;
+    text = trimmed.slice(0, trimmed.length - marker.length);
+  }
+}
 
 const THINK_CLOSE = "</think>";
 
@@ -106,9 +124,13 @@ function stripContainerIndent(block: string, indent: number): string {
  *   for the one indentation exception), or `{ kind: "no_code" }` when the extraction is empty or
  *   whitespace-only.
  */
-export function extractProgram(completion: string): ExtractedProgram {
-  const thinkEnd = completion.lastIndexOf(THINK_CLOSE);
-  const text = thinkEnd === -1 ? completion : completion.slice(thinkEnd + THINK_CLOSE.length);
+export function extractProgram(
+  completion: string,
+  endOfTurnMarkers: readonly string[] = DEFAULT_END_OF_TURN_MARKERS,
+): ExtractedProgram {
+  const answer = stripEndOfTurn(completion, endOfTurnMarkers);
+  const thinkEnd = answer.lastIndexOf(THINK_CLOSE);
+  const text = thinkEnd === -1 ? answer : answer.slice(thinkEnd + THINK_CLOSE.length);
 
   // Walk the fence lines, keeping only the bounds of the most recent block.
   let last: { from: number; to: number; indent: number } | null = null;

@@ -42,7 +42,8 @@ export const VERDICTS: readonly Verdict[] = [
  * string. The weights, variant and scope are configuration and are reported separately.
  */
 export const REWARD_DEFINITION_VERSION =
-  "minedit-reward/1" +
+  "minedit-reward/2" +
+  ";extract=end-of-turn-markers-stripped,after-last-</think>,last-backtick-fence-or-whole-text" +
   ";norm=cpython-3.11:ast.unparse(ast.parse(X))" +
   ";tokens=cpython-3.11:tokenize.generate_tokens(norm(X)),NEWLINE-kept,COMMENT/NL/ENCODING/ENDMARKER/INDENT/DEDENT-dropped,fstring=1-STRING" +
   ";distance=token-levenshtein/max(|X|,|Y|),0-if-both-empty" +

@@ -39,6 +39,7 @@ import {
   STDERR_TAIL_CHARS,
   type StdioTests,
   type TestOutcome,
+  unusableTests,
 } from "./python.js";
 
 /** How one compiled language builds and starts a program. */
@@ -112,7 +113,7 @@ export async function runCompiledTests(
   signal?: AbortSignal,
   options: CompileOptions = {},
 ): Promise<TestOutcome> {
-  if (tests.cases.length === 0) return infraOutcome("unusable tests: no stdio cases");
+  if (tests.cases.length === 0) return unusableTests("no stdio cases");
   const compileTimeMs = options.compileTimeMs ?? DEFAULT_COMPILE_TIME_MS;
   const plan = language.prepare(source, limits);
   const harness = await planStdioRun(sandbox, tests, limits);

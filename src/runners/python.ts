@@ -60,6 +60,11 @@ export type TestOutcome = {
   stderrTail: string;
   /** One line for humans: the first failure, or why the run has no result. Empty when PASSED. */
   detail: string;
+  /**
+   * Why an `INFRA_ERROR` has no result: the task's tests cannot be used (the same on every run), or the
+   * sandbox or the harness broke (another run, on a fresh sandbox, may well succeed).
+   */
+  infraCause?: "unusable_tests" | "sandbox";
 };
 
 /** How much of stderr a {@link TestOutcome} keeps. */
@@ -165,6 +170,7 @@ export async function execute(
   return { result };
 }
 
+/** An `INFRA_ERROR` outcome: by default a sandbox fault (worth a retry); see {@link unusableTests}. */
 export function infraOutcome(detail: string, wallTimeMs = 0, stderr = ""): TestOutcome {
   return {
     verdict: "INFRA_ERROR",
@@ -173,7 +179,13 @@ export function infraOutcome(detail: string, wallTimeMs = 0, stderr = ""): TestO
     wallTimeMs,
     stderrTail: tail(stderr),
     detail,
+    infraCause: "sandbox",
   };
+}
+
+/** The tests cannot be used whatever the program: `INFRA_ERROR` that no retry changes. */
+export function unusableTests(detail: string): TestOutcome {
+  return { ...infraOutcome(`unusable tests: ${detail}`), infraCause: "unusable_tests" };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -252,7 +264,7 @@ function interpretHarnessRun(result: ExecutionResult, nonce: string): TestOutcom
   const final = finals.length === 1 ? finals[0] : undefined;
   // The harness judges the tests unusable only before `ready`, i.e. before candidate code ran.
   if (final !== undefined && final.value.status === "tests_invalid" && ready === undefined) {
-    return { ...infraOutcome(`unusable tests: ${str(final.value.detail)}`), ...base };
+    return { ...unusableTests(str(final.value.detail)), ...base };
   }
   if (ready === undefined) {
     // Candidate code only runs after `ready`: whatever ended the run before it is not the candidate's.
@@ -372,7 +384,7 @@ async function runStdio(
   limits: ExecutionLimits,
   signal: AbortSignal | undefined,
 ): Promise<TestOutcome> {
-  if (tests.cases.length === 0) return infraOutcome("unusable tests: no stdio cases");
+  if (tests.cases.length === 0) return unusableTests("no stdio cases");
   const plan = await planStdioRun(sandbox, tests, limits);
   const run = await execute(sandbox, {
     files: { ...plan.files, "main.py": program },

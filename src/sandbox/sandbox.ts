@@ -78,6 +78,12 @@ export interface Sandbox {
    * when the sandbox itself cannot start (or the sandbox was closed).
    */
   run(request: ExecutionRequest): Promise<ExecutionResult>;
+  /**
+   * A sandbox whose every run starts from nothing any earlier run touched, for retrying a run the sandbox
+   * broke. Backends that reuse state between runs (warm interpreters) return their plain backend; absent
+   * means every run of this sandbox is already fresh.
+   */
+  fresh?(): Sandbox;
   /** Kills every running program and releases the backend; later `run` calls reject. */
   close(): Promise<void>;
 }

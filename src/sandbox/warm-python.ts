@@ -101,6 +101,11 @@ export class WarmPythonSandbox implements Sandbox {
     return sandbox;
   }
 
+  /** The plain bubblewrap backend: a new sandbox and interpreter per run. */
+  fresh(): Sandbox {
+    return this.base;
+  }
+
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     if (this.closed) throw new MineditError(ErrorCode.Unavailable, "warm sandbox: closed");
     if (!runsWarm(request)) return this.base.run(request);

@@ -47,6 +47,8 @@ export type RolloutScorerOptions = {
   limits: ExecutionLimits;
   /** Sandboxed test runs at once across all calls (analyzer runs of lint rollouts included). */
   executionConcurrency: number;
+  /** Retries of a run the sandbox broke, each on a fresh sandbox (`sandbox.infraRetries`; absent: none). */
+  infraRetries?: number;
   /**
    * The analyzers for lint tasks. Default: a {@link Linter} in its own sandbox, created on the first lint
    * rollout and closed by {@link ExecutingRolloutScorer.close}.
@@ -73,6 +75,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       reward: config.reward,
       limits: executionLimits(config),
       executionConcurrency: config.sandbox.executionConcurrency,
+      infraRetries: config.sandbox.infraRetries,
     });
   }
 
@@ -174,7 +177,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
           rewardVersion: lintRewardVersion(entry.task.language),
         };
         const revisionStart = performance.now();
-        const revision = lintRevision(entry.task, rollout.completion);
+        const revision = lintRevision(entry.task, rollout.completion, config.endOfTurnMarkers);
         const revisionMs = performance.now() - revisionStart;
         const lintTiming = (executionMs: number) => ({
           queueMs: revisionStart - received,
@@ -232,7 +235,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       let execution = executions.get(executionKey);
       const cached = execution !== undefined;
       if (execution === undefined) {
-        const extracted = extractProgram(rollout.completion);
+        const extracted = extractProgram(rollout.completion, config.endOfTurnMarkers);
         const program = extracted.kind === "code" ? extracted.program : "";
         execution = this.execute(program, task, signal);
         executions.set(executionKey, execution);
@@ -313,13 +316,27 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     }
   }
 
+  /**
+   * Runs the tests holding an execution slot. A run the sandbox broke is retried (`infraRetries` times,
+   * each on a fresh sandbox) before its INFRA_ERROR is reported.
+   */
   private async execute(program: string, task: StoredTask, signal: AbortSignal): Promise<TestOutcome> {
     const sandbox = this.options.sandbox as Sandbox;
     const release = await this.slots.acquire(signal);
     try {
-      if (signal.aborted)
-        throw new MineditError(ErrorCode.Cancelled, "the call was cancelled before the tests ran");
-      return await runPythonTests(sandbox, program, task.tests, this.options.limits, signal);
+      const retries = this.options.infraRetries ?? 0;
+      let outcome: TestOutcome | undefined;
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (signal.aborted)
+          throw new MineditError(ErrorCode.Cancelled, "the call was cancelled before the tests ran");
+        const runIn = attempt === 0 ? sandbox : (sandbox.fresh?.() ?? sandbox);
+        outcome = await runPythonTests(runIn, program, task.tests, this.options.limits, signal);
+        if (outcome.verdict !== "INFRA_ERROR" || outcome.infraCause !== "sandbox") break;
+      }
+      const done = outcome as TestOutcome;
+      return done.verdict === "INFRA_ERROR" && done.infraCause === "sandbox" && retries > 0
+        ? { ...done, detail: `${done.detail} (also after ${retries} retries on a fresh sandbox)` }
+        : done;
     } finally {
       release();
     }

@@ -1,68 +1,105 @@
 /**
  * OpenRLHF's remote reward-model protocol over HTTP/JSON, on a port of its own, so OpenRLHF trains on
- * minedit rewards with `--remote_rm_url http://HOST:PORT/get_reward --label_key label` (the task id column
- * of the rows `minedit export --kind grpo --format openrlhf` writes) and no Python glue. It scores through
- * the same {@link RolloutScorer} as the gRPC service.
+ * minedit rewards with `--reward.remote_url http://HOST:PORT/get_reward --data.label_key label`
+ * (OpenRLHF ≥ 0.10.2; `--remote_rm_url`, `--label_key` before) — the label being the task id column of the
+ * rows `minedit export --kind grpo --format openrlhf` writes — and no Python glue. It scores through the
+ * same {@link RolloutScorer} as the gRPC service.
  *
  * `POST /get_reward` with `{"query": [...], "prompts": [...], "labels": [...]}`:
- * - `query[i]` is prompt + response as OpenRLHF decoded it; the response is the text after the first
- *   occurrence of `prompts[i]` in it (the decoded query may start with a BOS token the prompt lacks);
- * - `labels[i]` is the minedit task id (a string or an integer), the dataset column named by `--label_key`.
+ * - `query[i]` is prompt + response as OpenRLHF decoded it (special tokens kept, so the response ends in
+ *   the chat template's end of turn, which the scorer strips: `reward.endOfTurnMarkers`); the response is
+ *   found by {@link splitQuery}, which never refuses a sample (OpenRLHF may left-truncate the prompt);
+ * - `labels[i]` is the minedit task id (a string or an integer), the dataset column named by
+ *   `--data.label_key` / `--label_key`; OpenRLHF sends `""` without that flag, which is a 400 saying so.
+ *
+ * OpenRLHF ≥ 0.9.1 sends ONE sample per request, as each sample leaves vLLM — up to rollout batch size ×
+ * samples per prompt requests at once; 0.9.0 sent the whole batch in one. Requests arriving within
+ * `server.openrlhfCoalesceMs` of each other (up to `server.openrlhfCoalesceMaxRollouts` rollouts) are
+ * scored in one scorer call, so identical samples of a GRPO group execute once; each request is answered
+ * as soon as its own samples are done. A client that hangs up abandons only its own request: the shared
+ * call is cancelled once no request waits for it.
  *
  * Answer: `{"rewards": [...], "scores": [...], "extra_logs": {...}, "verdicts": [...]}` in request order.
  * `rewards` are the minedit rewards; `scores` (OpenRLHF's 0..1 signal for dynamic filtering) are 1 for
- * PASSED and 0 otherwise; `extra_logs` holds per-sample numeric lists OpenRLHF averages into its logs:
- * `passed`, `infra_error`, `excess`, `d_model`, `d_gold` (0 when not computed), `tests_passed`,
- * `tests_total`. `verdicts` names each sample's verdict, for humans.
+ * PASSED and 0 otherwise; `extra_logs` holds per-sample numeric lists with the same keys for every request
+ * (OpenRLHF stacks them per key and logs `train/<key>`): `passed`, `infra_error`, `prompt_fallback` (1 when
+ * the prompt was not found verbatim), `excess`, `d_model`, `d_gold` (0 when not computed),
+ * `tests_passed`, `tests_total`. `verdicts` names each sample's verdict, for humans.
  *
- * Infrastructure errors: OpenRLHF needs a number for every sample, so an INFRA_ERROR sample's reward
- * (and score) is the mean of the scored samples with the same label in the request — the same GRPO
- * group, whose group-normalized advantage for it is then zero, i.e. it is effectively masked — or 0 when
- * the request holds no scored sample of that task. Its `extra_logs.infra_error` is 1.
+ * Infrastructure errors (after the scorer's own retry on a fresh sandbox): OpenRLHF needs a number for
+ * every sample and has no per-sample mask. An INFRA_ERROR sample of a request that also holds scored
+ * samples of the same task (OpenRLHF 0.9.0's batched request: the GRPO group) takes their mean reward and
+ * pass rate, so its group-normalized advantage is zero — it is masked. Otherwise (every OpenRLHF ≥ 0.9.1
+ * sample) it gets `server.openrlhfInfraErrorReward`, by default `reward.failureReward`: never more than a
+ * failure, which would reward whatever makes the sandbox fail. Either way `extra_logs.infra_error` is 1,
+ * and each scored batch with infrastructure errors is logged with the running count.
  *
- * Errors are JSON `{"error": {"code", "message", "field"?}}`: 400 for a malformed request or an unknown
- * task id (the field names the offending entry, e.g. `labels[3]`), 413 for a body over
+ * Errors are JSON `{"error": {"code", "message", "field"?}}`: 400 for a malformed request, an empty label
+ * or an unknown task id (the field names the offending entry, e.g. `labels[3]`), 413 for a body over
  * `server.maxReceiveMessageBytes` or more samples than `server.maxBatchRollouts`, 401 without the
  * server's token (when one is configured: `Authorization: Bearer <token>`, or `?token=<token>` in the URL
- * because OpenRLHF sends no headers of its own), 404 / 405 for another path / method, 500 for a bug
- * (with a reference; the details go to the server log). Served over TLS when the gRPC server is.
+ * because OpenRLHF sends no headers of its own), 404 / 405 for another path / method, 503 while shutting
+ * down, 500 for a bug (with a reference; the details go to the server log). OpenRLHF never shows an
+ * answer's body (it retries 5 times, then trains on a missing reward and fails later), so every 4xx is
+ * also logged. Served over TLS when the gRPC server is.
+ *
+ * The protocol (request checks, the prompt split, the answer) is openrlhf-protocol.ts; the window that
+ * scores concurrent requests together is openrlhf-coalescer.ts; this file is the HTTP server around them.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { z } from "zod";
-import type { ServerConfig } from "../config.js";
+import { RewardConfigSchema, type ServerConfig } from "../config.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import type { RolloutInput, RolloutOutput, RolloutScorer } from "../scoring/rollout.js";
+import type { RolloutScorer } from "../scoring/rollout.js";
+import { Coalescer } from "./openrlhf-coalescer.js";
+import { invalid, parseRewardRequest, rewardResponse } from "./openrlhf-protocol.js";
 import { readPem } from "./server.js";
 
 export type OpenRlhfServerOptions = {
-  /** The `server` section: host, `openrlhfPort` (required here), TLS, token and the size limits. */
+  /** The `server` section: host, `openrlhfPort` (required here), TLS, token, limits and coalescing. */
   config: ServerConfig & { openrlhfPort: number };
   scorer: RolloutScorer;
+  /** `reward.failureReward`: the INFRA_ERROR reward unless `server.openrlhfInfraErrorReward` is set.
+   *  Default: that field's default (−0.2). */
+  failureReward?: number;
   /** Receives every unexpected error; the client only saw a 500 with `ref`. Default: one stderr line. */
   onInternalError?: (error: unknown, ref: string) => void;
+  /** Receives the endpoint's log lines (every 4xx answer; per scored batch, its INFRA_ERRORs and prompt
+   *  fallbacks), without a newline. Default: stderr. */
+  log?: (line: string) => void;
+};
+
+/** Counters since the endpoint started, for operators, tests and benchmarks. */
+export type OpenRlhfStats = {
+  /** `POST /get_reward` requests received, whatever their outcome. */
+  requests: number;
+  /** Samples answered with a reward. */
+  samples: number;
+  /** {@link RolloutScorer.score} calls: with coalescing, far fewer than requests. */
+  scorerCalls: number;
+  /** Samples whose verdict was INFRA_ERROR. */
+  infraErrors: number;
+  /** Samples whose prompt was not found verbatim in the query, by the {@link splitQuery} rule used. */
+  promptFallbacks: { truncated: number; lastLine: number; wholeQuery: number };
+  /** Requests answered with a 4xx status. */
+  clientErrors: number;
+  /** Requests whose client hung up before their answer. */
+  abandoned: number;
 };
 
 export type RunningHttpServer = {
   /** The bound port (the OS's pick when the config asked for port 0). */
   port: number;
+  /** A copy of the counters now. */
+  stats(): OpenRlhfStats;
   /** Stops accepting requests, aborts the scoring of requests still in flight and closes. Idempotent. */
   close(): Promise<void>;
 };
 
 /** The request path of OpenRLHF's remote reward model. */
 export const OPENRLHF_PATH = "/get_reward";
-
-const Label = z.union([z.string().min(1), z.number().int()], {
-  error: "expected a task id (a non-empty string or an integer)",
-});
-const RequestSchema = z.object({
-  query: z.array(z.string({ error: "expected a string" }), { error: "required: a list of strings" }),
-  prompts: z.array(z.string({ error: "expected a string" }), { error: "required: a list of strings" }),
-  labels: z.array(Label, { error: "required: a list of task ids" }),
-});
 
 /** HTTP status of every {@link ErrorCode}: the one place errors become HTTP statuses for this endpoint. */
 const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -75,117 +112,6 @@ const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.Unavailable]: 503,
   [ErrorCode.Internal]: 500,
 };
-
-function invalid(field: string, message: string): MineditError {
-  return new MineditError(ErrorCode.InvalidArgument, `${field}: ${message}`, { field });
-}
-
-type Sample = { completion: string; taskId: string };
-
-/** Validates a parsed body and splits each query into its response. */
-export function parseRewardRequest(body: unknown, maxSamples: number): Sample[] {
-  const parsed = RequestSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = (issue?.path ?? [])
-      .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-      .join("");
-    throw invalid(field === "" ? "(body)" : field, issue?.message ?? "invalid request");
-  }
-  const { query, prompts, labels } = parsed.data;
-  if (prompts.length !== query.length) {
-    throw invalid("prompts", `${prompts.length} prompts for ${query.length} queries: one prompt per query`);
-  }
-  if (labels.length !== query.length) {
-    throw invalid("labels", `${labels.length} labels for ${query.length} queries: one task id per query`);
-  }
-  if (query.length > maxSamples) {
-    throw new MineditError(
-      ErrorCode.ResourceExhausted,
-      `the request has ${query.length} samples, more than the server's limit of ${maxSamples} (server.maxBatchRollouts); split it`,
-      { field: "query" },
-    );
-  }
-  return query.map((text, i) => {
-    const prompt = prompts[i] as string;
-    const at = text.indexOf(prompt);
-    if (at < 0)
-      throw invalid(`query[${i}]`, `does not contain prompts[${i}]: cannot tell the response apart`);
-    return { completion: text.slice(at + prompt.length), taskId: String(labels[i]) };
-  });
-}
-
-/** The OpenRLHF answer for the scorer's outputs, in request order (see the module doc). */
-export function rewardResponse(samples: readonly Sample[], outputs: readonly RolloutOutput[]) {
-  const scoredSum = new Map<string, { reward: number; passed: number; count: number }>();
-  outputs.forEach((output, i) => {
-    if (output.reward === null) return;
-    const key = (samples[i] as Sample).taskId;
-    const sum = scoredSum.get(key) ?? { reward: 0, passed: 0, count: 0 };
-    sum.reward += output.reward;
-    sum.passed += output.verdict === "PASSED" ? 1 : 0;
-    sum.count += 1;
-    scoredSum.set(key, sum);
-  });
-  const rewards: number[] = [];
-  const scores: number[] = [];
-  outputs.forEach((output, i) => {
-    if (output.reward !== null) {
-      rewards.push(output.reward);
-      scores.push(output.verdict === "PASSED" ? 1 : 0);
-      return;
-    }
-    const sum = scoredSum.get((samples[i] as Sample).taskId);
-    rewards.push(sum === undefined ? 0 : sum.reward / sum.count);
-    scores.push(sum === undefined ? 0 : sum.passed / sum.count);
-  });
-  const column = (f: (o: RolloutOutput) => number) => outputs.map(f);
-  return {
-    rewards,
-    scores,
-    extra_logs: {
-      passed: column((o) => (o.verdict === "PASSED" ? 1 : 0)),
-      infra_error: column((o) => (o.verdict === "INFRA_ERROR" ? 1 : 0)),
-      excess: column((o) => o.components?.excess ?? 0),
-      d_model: column((o) => o.components?.dModel ?? 0),
-      d_gold: column((o) => o.components?.dGold ?? 0),
-      tests_passed: column((o) => o.testsPassed),
-      tests_total: column((o) => o.testsTotal),
-    },
-    verdicts: outputs.map((o) => o.verdict),
-  };
-}
-
-/** The scorer's NotFound names `rollouts[i].task_id`; on this endpoint the task id came from `labels[i]`. */
-function inRequestTerms(error: unknown): unknown {
-  if (!isMineditError(error) || error.field === undefined) return error;
-  const match = /^rollouts\[(\d+)\]\.task_id$/.exec(error.field);
-  if (match === null) return error;
-  const field = `labels[${match[1]}]`;
-  return new MineditError(error.code, error.rawMessage.replace(error.field, field), { field });
-}
-
-async function score(
-  scorer: RolloutScorer,
-  samples: Sample[],
-  signal: AbortSignal,
-): Promise<RolloutOutput[]> {
-  const inputs: RolloutInput[] = samples.map((s, i) => ({
-    id: String(i),
-    completion: s.completion,
-    task: { kind: "stored", taskId: s.taskId },
-    groupId: s.taskId,
-  }));
-  const byId = new Map<string, RolloutOutput>();
-  for await (const output of scorer.score(inputs, undefined, signal)) byId.set(output.id, output);
-  // An aborted scorer may still answer (its cancelled sandboxes as INFRA_ERROR): nobody is listening.
-  if (signal.aborted) throw signal.reason;
-  return inputs.map((input) => {
-    const output = byId.get(input.id);
-    if (output === undefined) throw new Error(`the scorer returned no result for sample ${input.id}`);
-    return output;
-  });
-}
 
 function sha256(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
@@ -237,9 +163,7 @@ function send(
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, code: string, message: string, field?: string): void {
-  send(res, status, { error: { code, message, ...(field === undefined ? {} : { field }) } });
-}
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
  * Starts the endpoint on `config.host:config.openrlhfPort` and resolves once it listens.
@@ -249,15 +173,84 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
  */
 export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promise<RunningHttpServer> {
   const { config, scorer } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const onInternalError =
     options.onInternalError ??
     ((error: unknown, ref: string) => {
       const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      process.stderr.write(`minedit openrlhf endpoint: internal error (ref ${ref}): ${text}\n`);
+      log(`minedit openrlhf endpoint: internal error (ref ${ref}): ${text}`);
     });
+  const infraErrorReward =
+    config.openrlhfInfraErrorReward ??
+    options.failureReward ??
+    RewardConfigSchema.shape.failureReward.parse(undefined);
   const expected = config.authToken === undefined ? undefined : sha256(config.authToken);
+  const stats: OpenRlhfStats = {
+    requests: 0,
+    samples: 0,
+    scorerCalls: 0,
+    infraErrors: 0,
+    promptFallbacks: { truncated: 0, lastLine: 0, wholeQuery: 0 },
+    clientErrors: 0,
+    abandoned: 0,
+  };
+  const coalescer = new Coalescer(
+    scorer,
+    config.openrlhfCoalesceMs,
+    config.openrlhfCoalesceMaxRollouts,
+    (report) => {
+      const infra = report.outputs.filter((o) => o.verdict === "INFRA_ERROR").length;
+      const fallbacks = { truncated: 0, lastLine: 0, wholeQuery: 0 };
+      for (const { split } of report.samples) {
+        if (split === "truncated") fallbacks.truncated += 1;
+        else if (split === "last_line") fallbacks.lastLine += 1;
+        else if (split === "whole_query") fallbacks.wholeQuery += 1;
+      }
+      const fallbackCount = fallbacks.truncated + fallbacks.lastLine + fallbacks.wholeQuery;
+      stats.infraErrors += infra;
+      stats.promptFallbacks.truncated += fallbacks.truncated;
+      stats.promptFallbacks.lastLine += fallbacks.lastLine;
+      stats.promptFallbacks.wholeQuery += fallbacks.wholeQuery;
+      const parts: string[] = [];
+      if (infra > 0) {
+        parts.push(
+          `${infra} INFRA_ERROR (sandbox fault after retries; reward ${infraErrorReward} unless a scored sample ` +
+            `of the task in the same request stands in, extra_logs.infra_error = 1; ${stats.infraErrors} since start)`,
+        );
+      }
+      if (fallbackCount > 0) {
+        const total = stats.promptFallbacks;
+        parts.push(
+          `${plural(fallbackCount, "prompt")} not found verbatim in the query (${fallbacks.truncated} left-truncated, ` +
+            `${fallbacks.lastLine} split at the prompt's last line, ${fallbacks.wholeQuery} scored whole; ` +
+            `${total.truncated + total.lastLine + total.wholeQuery} since start)`,
+        );
+      }
+      if (parts.length > 0) {
+        log(
+          `minedit openrlhf endpoint: of ${plural(report.samples.length, "sample")} in ${plural(report.requests, "request")}: ${parts.join("; ")}`,
+        );
+      }
+    },
+  );
   const inFlight = new Set<AbortController>();
   let shuttingDown = false;
+
+  const sendError = (
+    res: ServerResponse,
+    status: number,
+    code: string,
+    message: string,
+    field?: string,
+    headers: Record<string, string> = {},
+  ): void => {
+    if (status >= 400 && status < 500) {
+      stats.clientErrors += 1;
+      // OpenRLHF only logs "Request error" and retries: the reason is visible here or nowhere.
+      log(`minedit openrlhf endpoint: answered ${status} ${code}: ${message}`);
+    }
+    send(res, status, { error: { code, message, ...(field === undefined ? {} : { field }) } }, headers);
+  };
 
   // Once closing, every answer ends its connection, so close() does not wait for keep-alive timeouts.
   const closeIfShuttingDown = (): Record<string, string> => (shuttingDown ? { connection: "close" } : {});
@@ -268,14 +261,10 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
       return;
     }
     if (req.method !== "POST") {
-      send(
-        res,
-        405,
-        { error: { code: "method_not_allowed", message: `use POST ${OPENRLHF_PATH}` } },
-        { allow: "POST" },
-      );
+      sendError(res, 405, "method_not_allowed", `use POST ${OPENRLHF_PATH}`, undefined, { allow: "POST" });
       return;
     }
+    stats.requests += 1;
     if (expected !== undefined) {
       const given = givenToken(req, url);
       if (given === undefined || !timingSafeEqual(sha256(given), expected)) {
@@ -287,13 +276,17 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
         return;
       }
     }
-    // The caller hanging up (OpenRLHF's request timeout) stops this request's sandboxes.
+    // The caller hanging up (OpenRLHF's 180 s request timeout) abandons this request; the scoring it
+    // shares with other requests goes on for them.
     const controller = new AbortController();
     inFlight.add(controller);
+    let hungUp = false;
     res.on("close", () => {
       inFlight.delete(controller);
-      if (!res.writableFinished)
+      if (!res.writableFinished) {
+        hungUp = true;
         controller.abort(new MineditError(ErrorCode.Cancelled, "the client closed the connection"));
+      }
     });
     try {
       const raw = await readBody(req, config.maxReceiveMessageBytes);
@@ -304,11 +297,15 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
         throw invalid("(body)", `not JSON: ${error instanceof Error ? error.message : String(error)}`);
       }
       const samples = parseRewardRequest(body, config.maxBatchRollouts);
-      const outputs = await score(scorer, samples, controller.signal);
-      send(res, 200, rewardResponse(samples, outputs), closeIfShuttingDown());
-    } catch (caught) {
+      const outputs = await coalescer.score(samples, controller.signal);
+      stats.samples += samples.length;
+      send(res, 200, rewardResponse(samples, outputs, infraErrorReward), closeIfShuttingDown());
+    } catch (error) {
+      if (hungUp) {
+        stats.abandoned += 1;
+        return;
+      }
       if (shuttingDown) res.setHeader("connection", "close");
-      const error = inRequestTerms(caught);
       if (isMineditError(error)) {
         const status = HTTP_STATUS[error.code];
         if (status === 413) res.setHeader("connection", "close");
@@ -354,12 +351,18 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
   let closing: Promise<void> | undefined;
   return {
     port,
+    stats: () => ({
+      ...stats,
+      scorerCalls: coalescer.calls,
+      promptFallbacks: { ...stats.promptFallbacks },
+    }),
     close() {
       closing ??= new Promise<void>((resolve) => {
         shuttingDown = true;
         server.close(() => resolve());
+        coalescer.close();
         for (const controller of inFlight)
-          controller.abort(new MineditError(ErrorCode.Cancelled, "the server is shutting down"));
+          controller.abort(new MineditError(ErrorCode.Unavailable, "the server is shutting down"));
         // Every request has been answered once its handler settles; a socket still open then is idle or
         // one whose client vanished, and would hold close() until a keep-alive timeout.
         void Promise.allSettled([...handlers]).then(() => server.closeAllConnections());

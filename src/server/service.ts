@@ -39,6 +39,7 @@ export async function startService(
         : await startOpenRlhfServer({
             config: { ...config.server, openrlhfPort },
             scorer: engine.scorer,
+            failureReward: config.reward.failureReward,
           }).catch(async (error: unknown) => {
             await server.close();
             throw error;

@@ -123,6 +123,22 @@ describe("Python client against the real server", () => {
     await expectModulePasses("test_adapters", 11);
   });
 
+  test("TRL contract: GRPOTrainer 1.9/1.6/1.5/0.27, AsyncGRPOTrainer, masking, two ranks", async () => {
+    await expectModulePasses("test_contract_trl", 23);
+  });
+
+  test("coalescing: concurrent one-rollout callers share a few ScoreBatch calls, errors stay per caller", async () => {
+    await expectModulePasses("test_coalesce", 13);
+  });
+
+  test("verl contract: 0.9 reward loop (8 workers, coalesced), rate_limited, 0.6.1 batch/prime/naive, configs", async () => {
+    await expectModulePasses("test_contract_verl", 21);
+  });
+
+  test("verifiers / PRIME-RL contract: v0 rubric (dict + pydantic messages), load_environment, v1 taskset loader + scoring, INFRA_ERROR masking, coalescing", async () => {
+    await expectModulePasses("test_contract_verifiers", 22);
+  });
+
   test("TLS: trusted root certificates connect, plaintext to a TLS server does not", async () => {
     await expectModulePasses("test_tls", 2);
   });
@@ -133,6 +149,10 @@ describe("Python client against the real server", () => {
 
   test("OpenRLHF endpoint from Python urllib", async () => {
     await expectModulePasses("test_openrlhf_http", 5);
+  });
+
+  test("OpenRLHF contract: v0.9.0-v0.11.0 argparse on the examples, v0.11.0 reward client, 128 concurrent", async () => {
+    await expectModulePasses("test_contract_openrlhf", 22);
   });
 });
 
@@ -153,7 +173,7 @@ describe("OpenRLHF endpoint from Node fetch", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json");
     const body = (await response.json()) as { rewards: number[]; extra_logs: Record<string, number[]> };
-    expect(body.rewards).toEqual([0]);
+    expect(body.rewards).toEqual([-0.2]); // reward.failureReward: a sandbox fault never beats a failure
     expect(body.extra_logs.infra_error).toEqual([1]);
   });
 

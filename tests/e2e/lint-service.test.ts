@@ -211,6 +211,6 @@ describe("ScoreBatch with lint tasks", () => {
     expect(r).toMatchObject({ verdict: Verdict.PASSED, reward: 0.1 });
     expect(r.components?.excess).toBe(0);
     expect(r.lintComponents).toBeUndefined();
-    expect(r.rewardVersion).toMatch(/^minedit-reward\/1;/);
+    expect(r.rewardVersion).toMatch(/^minedit-reward\/2;/);
   });
 });

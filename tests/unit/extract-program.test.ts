@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { extractProgram } from "../../src/core/extract-program.js";
+import { DEFAULT_END_OF_TURN_MARKERS } from "../../src/config.js";
+import { extractProgram, stripEndOfTurn } from "../../src/core/extract-program.js";
+import { loadPythonGrammar } from "../../src/core/python/grammar.js";
+import { parsePython } from "../../src/core/python/parse.js";
 
 const F = "```";
 
@@ -238,5 +241,45 @@ describe("extractProgram: robustness", () => {
     const block = `${F}python\n${"x = 1\n".repeat(20)}${F}\nprose\n`;
     const completion = `${block.repeat(5000)}${F}python\nlast = True\n${F}\n`;
     expect(code(completion)).toBe("last = True\n");
+  });
+});
+
+describe("extractProgram: end-of-turn markers", () => {
+  it("drops the chat template's end of turn after an unfenced answer (OpenRLHF decodes with it)", () => {
+    expect(code("def f(x):\n    return x + 1\n<|im_end|>")).toBe("def f(x):\n    return x + 1\n");
+    expect(code("def f(x):\n    return x + 1\n<|im_end|>\n<|endoftext|>\n")).toBe(
+      "def f(x):\n    return x + 1\n",
+    );
+    expect(code("x = 1<|eot_id|>")).toBe("x = 1");
+    expect(code("x = 1</s></s>  ")).toBe("x = 1");
+    expect(code("x = 1<｜end▁of▁sentence｜>")).toBe("x = 1");
+  });
+
+  it("after a fence or an unclosed fence, and before </think> is looked for", () => {
+    expect(code(`${F}python\nx = 1\n${F}<|im_end|>`)).toBe("x = 1\n");
+    expect(code(`${F}python\nx = 1\n<|im_end|>`)).toBe("x = 1\n");
+    expect(code("<think>draft</think>\nx = 2\n<|im_end|>")).toBe("\nx = 2\n");
+  });
+
+  it("keeps markers anywhere but at the end, and the text exactly when there is none", () => {
+    expect(code("s = '<|im_end|>'\nx = 1\n")).toBe("s = '<|im_end|>'\nx = 1\n");
+    expect(code("x = 1\n\n   ")).toBe("x = 1\n\n   ");
+    expect(stripEndOfTurn("x = 1 <|im_end|>", [])).toBe("x = 1 <|im_end|>");
+    expect(stripEndOfTurn("x = 1<END>", ["<END>"])).toBe("x = 1");
+  });
+
+  it("an answer that is only the marker has no code", () => {
+    expect(extractProgram("<|im_end|>").kind).toBe("no_code");
+    expect(extractProgram("  <|eot_id|>\n").kind).toBe("no_code");
+  });
+
+  it("removing a marker never changes a program that parses: every marker ends in '>', no program can", async () => {
+    await loadPythonGrammar();
+    for (const marker of DEFAULT_END_OF_TURN_MARKERS) {
+      expect(marker.endsWith(">"), marker).toBe(true);
+      for (const program of ["x = a", "x = (a", "if a:\n    pass\n", "a = b -"]) {
+        expect(() => parsePython(`${program}${marker}`), `${program}${marker}`).toThrow();
+      }
+    }
   });
 });

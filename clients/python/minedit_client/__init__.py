@@ -8,6 +8,7 @@ The wire contract is ``proto/minedit/v1/reward.proto``; the stubs in ``_gen/`` a
 """
 
 from .client import DEFAULT_TARGET, AsyncMineditClient, MineditClient, RetryPolicy, settings_from_env
+from .coalesce import CoalescingScorer, CoalescingStats, coalescing_settings_from_env
 from .types import (
     VERDICTS,
     MineditError,
@@ -22,6 +23,8 @@ from .types import (
 __all__ = [
     "DEFAULT_TARGET",
     "AsyncMineditClient",
+    "CoalescingScorer",
+    "CoalescingStats",
     "MineditClient",
     "MineditError",
     "RetryPolicy",
@@ -32,6 +35,7 @@ __all__ = [
     "Task",
     "Timings",
     "VERDICTS",
+    "coalescing_settings_from_env",
     "settings_from_env",
 ]
 __version__ = "0.1.0"

@@ -7,11 +7,22 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .client import AsyncMineditClient, MineditClient, settings_from_env
 from .types import RolloutResult
+
+
+def _field(item: Any, name: str) -> Any:
+    """A field of a message or content part: a key of a dict, or an attribute of an object (verifiers
+    >= 0.1.11 passes pydantic models, which are not Mappings; TRL and older verifiers pass dicts)."""
+    if isinstance(item, Mapping):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+def _is_message(item: Any) -> bool:
+    return isinstance(item, Mapping) or (hasattr(item, "role") and hasattr(item, "content"))
 
 
 def _content_text(content: Any) -> str:
@@ -19,27 +30,33 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, Sequence):
-        return "".join(
-            part.get("text", "") if isinstance(part, Mapping) else str(part)
-            for part in content
-            if not isinstance(part, Mapping) or part.get("type", "text") == "text"
-        )
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif (_field(part, "type") or "text") == "text":
+                text = _field(part, "text")
+                texts.append("" if text is None else str(text))
+        return "".join(texts)
     return "" if content is None else str(content)
 
 
 def completion_text(completion: Any) -> str:
     """The text to score from one completion as trainers pass it: a plain string (standard format), or a
-    conversation (a list of ``{"role", "content"}`` messages, conversational format) whose LAST assistant
-    message is the answer (the last message of any role when none is marked assistant), or one message."""
+    conversation whose LAST assistant message is the answer (the last message of any role when none is
+    marked assistant), or one message. Messages are dicts (``{"role", "content"}``: TRL, verifiers up to
+    0.1.10) or objects with ``role`` / ``content`` attributes (verifiers' pydantic messages since 0.1.11,
+    and ``verifiers.v1``); content is a string or a list of parts (dicts or objects with ``type``/``text``).
+    """
     if isinstance(completion, str):
         return completion
-    if isinstance(completion, Mapping):
-        return _content_text(completion.get("content"))
+    if _is_message(completion):
+        return _content_text(_field(completion, "content"))
     if isinstance(completion, Sequence):
-        messages = [m for m in completion if isinstance(m, Mapping)]
-        assistant = [m for m in messages if m.get("role") == "assistant"]
+        messages = [m for m in completion if _is_message(m)]
+        assistant = [m for m in messages if _field(m, "role") == "assistant"]
         chosen = assistant[-1] if assistant else (messages[-1] if messages else None)
-        return "" if chosen is None else _content_text(chosen.get("content"))
+        return "" if chosen is None else _content_text(_field(chosen, "content"))
     raise TypeError(f"cannot read a completion of type {type(completion).__name__}")
 
 
@@ -104,18 +121,23 @@ class SyncClients:
 class AsyncClients:
     """One :class:`AsyncMineditClient` per event loop: a ``grpc.aio`` channel is bound to the loop it was
     created in, and trainers differ in which loop runs reward functions (TRL keeps one in a background
-    thread; a test calls ``asyncio.run`` per call)."""
+    thread; a test calls ``asyncio.run`` per call). Clients of loops that have closed are dropped, so a
+    caller that makes a new loop per call does not accumulate channels."""
 
     def __init__(self, factory: Callable[[], AsyncMineditClient]) -> None:
         self._factory = factory
-        self._clients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncMineditClient]" = (
-            weakref.WeakKeyDictionary()
-        )
+        # Keyed by the loop object itself (not a weak reference: the client's channel refers to its loop,
+        # so a weak key would never die); closed loops are swept on every lookup.
+        self._clients: Dict[asyncio.AbstractEventLoop, AsyncMineditClient] = {}
+        self._lock = threading.Lock()
 
     def get(self) -> AsyncMineditClient:
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._factory()
-            self._clients[loop] = client
-        return client
+        with self._lock:
+            for stale in [l for l in self._clients if l.is_closed()]:
+                del self._clients[stale]
+            client = self._clients.get(loop)
+            if client is None:
+                client = self._factory()
+                self._clients[loop] = client
+            return client

@@ -100,7 +100,10 @@ def _credentials(
 def _error(error: grpc.RpcError, attempts: int) -> MineditError:
     trailers = {}
     try:
-        trailers = dict(error.trailing_metadata() or ())
+        metadata = error.trailing_metadata() or ()
+        # Blocking gRPC gives a tuple of (key, value) pairs; grpc.aio a Metadata mapping with items().
+        pairs = metadata.items() if hasattr(metadata, "items") else metadata
+        trailers = {key: value for key, value in pairs}
     except Exception:  # noqa: BLE001 - a transport-level failure may carry no call metadata at all
         pass
     return MineditError(

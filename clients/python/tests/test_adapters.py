@@ -10,9 +10,9 @@ import unittest
 from support import CORRUPTED, GOLD, INFRA_TASK_ID, TARGET, TASK, TASK_ID, TOKEN
 from minedit_client import AsyncMineditClient, RolloutResult, Timings
 from minedit_client._adapt import completion_text, masked_rewards
-from minedit_client.trl import minedit_reward_func as trl_reward_func
+from minedit_client.trl import METRIC_KEYS, minedit_reward_func as trl_reward_func
 from minedit_client import verl as minedit_verl
-from minedit_client.verifiers import minedit_metric_funcs, minedit_reward_func as vf_reward_func
+from minedit_client.verifiers import MineditInfraError, minedit_metric_funcs, minedit_reward_func as vf_reward_func
 
 # The adapters read the server's address from the environment, as they do inside a trainer.
 os.environ["MINEDIT_TARGET"] = TARGET
@@ -64,9 +64,11 @@ class TrlTest(unittest.TestCase):
         )
         self.assertEqual(rewards, [0.1, -0.2, None])
         self.assertEqual(CountingClient.calls, 1)
+        self.assertEqual(set(self.metrics), set(METRIC_KEYS))
         self.assertAlmostEqual(self.metrics["minedit/pass_rate"], 1 / 3)
-        self.assertEqual(self.metrics["minedit/infra_errors"], 1.0)
-        self.assertEqual(self.metrics["minedit/excess_passed"], 0.0)
+        self.assertAlmostEqual(self.metrics["minedit/infra_error_rate"], 1 / 3)
+        self.assertEqual(self.metrics["minedit/passed_excess_per_sample"], 0.0)
+        self.assertEqual(self.metrics["minedit/call_failed"], 0.0)
         self.assertEqual(self.columns["minedit_verdict"], ["PASSED", "FAILED_TESTS", "INFRA_ERROR"])
         print(f"trl standard: {rewards}")
 
@@ -94,20 +96,22 @@ class TrlTest(unittest.TestCase):
 
 
 class VerlTest(unittest.TestCase):
-    KEYS = {"score", "passed", "infra_error", "excess", "d_model", "d_gold", "tests_passed", "tests_total"}
+    KEYS = set(minedit_verl.RESULT_KEYS)
 
     def test_per_sample(self) -> None:
+        # compute_score is async (verl's reward loop awaits it); compute_score_sync is the same, blocking.
+        self.assertTrue(inspect.iscoroutinefunction(minedit_verl.compute_score))
         extra = {"split": "train", "index": 0, "task_id": TASK_ID}
-        gold = minedit_verl.compute_score(
-            data_source="minedit", solution_str=GOLD, ground_truth=TASK_ID, extra_info=extra
+        gold = asyncio.run(
+            minedit_verl.compute_score(data_source="minedit", solution_str=GOLD, ground_truth=TASK_ID, extra_info=extra)
         )
         self.assertEqual(set(gold), self.KEYS)
         self.assertEqual((gold["score"], gold["passed"], gold["infra_error"]), (0.1, 1.0, 0.0))
         self.assertEqual(gold["tests_passed"], gold["tests_total"])
-        bad = minedit_verl.compute_score("minedit", CORRUPTED, TASK_ID)  # positional, no extra_info
+        bad = minedit_verl.compute_score_sync("minedit", CORRUPTED, TASK_ID)  # positional, no extra_info
         self.assertEqual((bad["score"], bad["passed"]), (-0.2, 0.0))
         # verl's reward loop also passes reward_router_address / reward_model_tokenizer.
-        infra = minedit_verl.compute_score(
+        infra = minedit_verl.compute_score_sync(
             data_source="minedit",
             solution_str=GOLD,
             ground_truth=INFRA_TASK_ID,
@@ -115,13 +119,15 @@ class VerlTest(unittest.TestCase):
             reward_router_address=None,
             reward_model_tokenizer=None,
         )
-        self.assertEqual((infra["score"], infra["infra_error"]), (0.0, 1.0))
+        # An INFRA_ERROR scores the failure reward, never more than a failed repair.
+        self.assertEqual((infra["score"], infra["infra_error"]), (-0.2, 1.0))
+        self.assertEqual(minedit_verl.compute_score_prime("minedit", GOLD, TASK_ID, None), 0.1)
 
     def test_task_id_sources_must_agree(self) -> None:
-        only_extra = minedit_verl.compute_score("minedit", GOLD, None, {"task_id": TASK_ID})
+        only_extra = minedit_verl.compute_score_sync("minedit", GOLD, None, {"task_id": TASK_ID})
         self.assertEqual(only_extra["score"], 0.1)
         with self.assertRaises(ValueError):
-            minedit_verl.compute_score("minedit", GOLD, TASK_ID, {"task_id": INFRA_TASK_ID})
+            minedit_verl.compute_score_sync("minedit", GOLD, TASK_ID, {"task_id": INFRA_TASK_ID})
 
     def test_batch_reward_manager(self) -> None:
         results = minedit_verl.compute_score_batch(
@@ -145,8 +151,14 @@ class VerifiersTest(unittest.TestCase):
         self.assertTrue(inspect.iscoroutinefunction(reward))
         self.assertEqual(reward.__name__, "minedit_reward")
 
+        class AssistantMessage:  # verifiers >= 0.1.11: a pydantic model, attributes, not a Mapping
+            role = "assistant"
+
+            def __init__(self, content):
+                self.content = content
+
         async def score(**kwargs):
-            state = {"prompt": [{"role": "user", "content": PROMPT}], "answer": kwargs.get("answer")}
+            state = {"prompt": [{"role": "user", "content": PROMPT}], "answer": kwargs.get("answer"), "error": None}
             value = await reward(state=state, task="default", **kwargs)
             return value, [m(state=state) for m in metrics], state
 
@@ -156,13 +168,21 @@ class VerifiersTest(unittest.TestCase):
         )
         self.assertEqual((value, passed, excess, infra), (0.1, 1.0, 0.0, 0.0))
         self.assertEqual(state["minedit"]["verdict"], "PASSED")
+        self.assertIsNone(state["error"])
+
+        value, (passed, _, _), _ = asyncio.run(score(completion=[AssistantMessage(GOLD)], answer=TASK_ID, info={}))
+        self.assertEqual((value, passed), (0.1, 1.0))
 
         value, (passed, _, infra), _ = asyncio.run(score(completion=CORRUPTED, answer="", info={"task_id": TASK_ID}))
         self.assertEqual((value, passed, infra), (-0.2, 0.0, 0.0))
 
-        value, (passed, _, infra), state = asyncio.run(score(completion=chat, answer=INFRA_TASK_ID, info={}))
-        self.assertEqual((value, passed, infra), (0.0, 0.0, 1.0))
+        # INFRA_ERROR: marked in state["error"] (verifiers' InfraError; here, without verifiers, the local
+        # stand-in) and scored as the failure reward, never above a failure.
+        with self.assertLogs("minedit_client.verifiers", "ERROR"):
+            value, (passed, _, infra), state = asyncio.run(score(completion=chat, answer=INFRA_TASK_ID, info={}))
+        self.assertEqual((value, passed, infra), (-0.2, 0.0, 1.0))
         self.assertIsNone(state["minedit"]["reward"])
+        self.assertIsInstance(state["error"], MineditInfraError)
 
 
 class SharedHelpersTest(unittest.TestCase):

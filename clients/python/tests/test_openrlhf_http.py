@@ -34,13 +34,14 @@ class OpenRlhfEndpointTest(unittest.TestCase):
             }
         )
         self.assertEqual(status, 200, body)
-        # INFRA_ERROR: no scored sample of that task in the request, so 0 (and flagged).
-        self.assertEqual(body["rewards"], [0.1, -0.2, 0])
+        # INFRA_ERROR: no scored sample of that task in the request, so reward.failureReward (and flagged).
+        self.assertEqual(body["rewards"], [0.1, -0.2, -0.2])
         self.assertEqual(body["scores"], [1, 0, 0])
         self.assertEqual(body["verdicts"], ["PASSED", "FAILED_TESTS", "INFRA_ERROR"])
         logs = body["extra_logs"]
         self.assertEqual(logs["infra_error"], [0, 0, 1])
         self.assertEqual(logs["passed"], [1, 0, 0])
+        self.assertEqual(logs["prompt_fallback"], [0, 0, 0])
         for key in ("excess", "d_model", "d_gold", "tests_passed", "tests_total"):
             self.assertEqual(len(logs[key]), 3, key)
         print(f"openrlhf: {body['rewards']}")
@@ -56,7 +57,7 @@ class OpenRlhfEndpointTest(unittest.TestCase):
 
     def test_bad_requests_are_400_naming_the_field(self) -> None:
         cases = [
-            ({"query": [GOLD], "prompts": [PROMPT], "labels": [TASK_ID]}, "query[0]"),
+            ({"query": [PROMPT + GOLD], "prompts": [PROMPT], "labels": [""]}, "labels[0]"),
             ({"query": [PROMPT + GOLD], "prompts": [PROMPT], "labels": ["no/such/task"]}, "labels[0]"),
             ({"query": [PROMPT + GOLD], "prompts": [PROMPT]}, "labels"),
             ({"query": [PROMPT + GOLD], "prompts": [PROMPT, PROMPT], "labels": [TASK_ID]}, "prompts"),
@@ -67,6 +68,9 @@ class OpenRlhfEndpointTest(unittest.TestCase):
             self.assertEqual((status, answer["error"]["field"]), (400, field), answer)
         status, answer = post(None, raw=b"{not json")
         self.assertEqual((status, answer["error"]["code"]), (400, "invalid_argument"))
+        # A query without its prompt is not refused (OpenRLHF may truncate the prompt): scored whole.
+        status, answer = post({"query": [GOLD], "prompts": [PROMPT], "labels": [TASK_ID]})
+        self.assertEqual((status, answer["rewards"], answer["extra_logs"]["prompt_fallback"]), (200, [0.1], [1]))
 
     def test_empty_request(self) -> None:
         status, body = post({"query": [], "prompts": [], "labels": []})

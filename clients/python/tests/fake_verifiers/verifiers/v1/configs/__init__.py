@@ -1,0 +1,1 @@
+"""TEST FAKE of verifiers/v1/configs/ @ a60a606."""

@@ -1,0 +1,1 @@
+"""TEST FAKE of verifiers/v1/utils/ @ a60a606."""
