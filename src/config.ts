@@ -200,6 +200,16 @@ export const SandboxConfigSchema = z.strictObject({
    * retried (they fail the same way every time).
    */
   infraRetries: z.number().int().min(0).max(5).default(1),
+  /**
+   * Test outcomes kept across scoring calls, by content (task tests and runtime, normalized program,
+   * limits, harness): an identical execution later is answered from memory (`cached: true`). Estimated
+   * bytes; 0 turns it off. TIMEOUT and INFRA_ERROR are never kept.
+   */
+  resultCacheBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
   /** Sandboxed runs at once; defaults to the parallelism Node reports. */
   executionConcurrency: z
     .number()
@@ -209,9 +219,33 @@ export const SandboxConfigSchema = z.strictObject({
 });
 export type SandboxConfig = z.output<typeof SandboxConfigSchema>;
 
+/**
+ * How a task's limits follow its gold program's measured time (the ground-truth gate,
+ * src/scoring/task-gate.ts): `min(ceiling, max(floor, factor × gold))`, for the wall-clock backstop and,
+ * where the sandbox measures it, the CPU time — as evalplus and BigCodeBench time tests against the
+ * reference solution instead of one limit for every task.
+ */
+export const CalibrationConfigSchema = z.strictObject({
+  factor: z.number().min(1).default(4),
+  wallFloorMs: z.number().int().positive().default(3000),
+  wallCeilingMs: z.number().int().positive().default(60_000),
+  cpuFloorMs: z.number().int().positive().default(1000),
+  cpuCeilingMs: z.number().int().positive().default(60_000),
+});
+export type CalibrationConfig = z.output<typeof CalibrationConfigSchema>;
+
 /** The task store: JSONL files loaded at start (empty: the shipped demo tasks). */
 export const TasksConfigSchema = z.strictObject({
   files: z.array(z.string().min(1)).default([]),
+  /**
+   * Run every repair task's gold and corrupted program once when the store loads (remembered on disk by
+   * content): a task whose gold fails or whose corrupted program passes is refused, and the gold's time
+   * calibrates the task's limits. Only when tests are executed.
+   */
+  gate: z.boolean().default(true),
+  /** Where gate results are remembered; empty: `~/.cache/minedit/task-gate`. */
+  gateCacheDir: z.string().default(""),
+  calibration: CalibrationConfigSchema.prefault({}),
 });
 export type TasksConfig = z.output<typeof TasksConfigSchema>;
 

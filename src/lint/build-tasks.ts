@@ -15,6 +15,7 @@
  * `tests` is copied from the input after validation (the task-store shapes: unittest / assert / stdio for
  * Python, stdio for C++ and Java). `task_id` is `<problem_id>:lint` — one lint task per source file.
  */
+
 import { basename } from "node:path";
 import { z } from "zod";
 import type { Linter } from "../analyzers/linter.js";
@@ -27,6 +28,7 @@ import {
   type LintTool,
   TOOL_OF_LANGUAGE,
 } from "../core/lint/tools.js";
+import { mapConcurrent } from "../core/map-concurrent.js";
 import { table } from "../core/task-stats.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { runCppTests } from "../runners/cpp.js";
@@ -134,24 +136,6 @@ export function runLintTests(
   }
   const run = language === "cpp" ? runCppTests : runJavaTests;
   return run(sandbox, program, tests, limits, signal);
-}
-
-/** Runs `work` on every item with at most `concurrency` at once; results in input order. */
-export async function mapConcurrent<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
-  return results;
 }
 
 /** Why a source file did not become a task. */

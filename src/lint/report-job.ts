@@ -14,6 +14,7 @@ import { z } from "zod";
 import { Linter } from "../analyzers/linter.js";
 import { parseConfig } from "../config.js";
 import { LINT_LANGUAGES } from "../core/lint/tools.js";
+import { mapConcurrent } from "../core/map-concurrent.js";
 import { IdSchema, optionalField, ProgramSchema, parseJsonObject, requiredField } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { jsonlLines, openInput } from "../io/inputs.js";
@@ -24,7 +25,7 @@ import { createConfiguredSandbox } from "../sandbox/create.js";
 import { DEFAULT_LIMITS } from "../sandbox/sandbox.js";
 import { TestsRowSchema, testsFromRow } from "../scoring/tests-row.js";
 import { formatJson } from "../tasks/task-set.js";
-import { mapConcurrent, runLintTests } from "./build-tasks.js";
+import { runLintTests } from "./build-tasks.js";
 import { buildLintReport, type RefactoringRow, renderLintReport } from "./report.js";
 
 /** What to report on: the rows file (`-` for stdin), runs at once, and JSON or tables. */

@@ -29,7 +29,7 @@
  * Why one long file: the three test styles share the harness protocol defined here (nonce-tagged records,
  * limits, the verdict mapping); split, each style would need the protocol from the others.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import type { Verdict } from "../core/reward.js";
@@ -56,6 +56,8 @@ export type TestOutcome = {
   testsPassed: number;
   testsTotal: number;
   wallTimeMs: number;
+  /** CPU time (user + system) of the run, when the sandbox measures it. */
+  cpuTimeMs?: number;
   /** The last {@link STDERR_TAIL_CHARS} characters of the program's stderr (tracebacks of failures). */
   stderrTail: string;
   /** One line for humans: the first failure, or why the run has no result. Empty when PASSED. */
@@ -72,6 +74,9 @@ export const STDERR_TAIL_CHARS = 4096;
 
 /** The harness, shipped beside the sources at the repository top level and read once at startup. */
 const HARNESS = readFileSync(new URL("../../sandbox/python/harness.py", import.meta.url), "utf8");
+
+/** Names the harness's code, for results remembered across starts (a changed harness may judge anew). */
+export const HARNESS_DIGEST = createHash("sha256").update(HARNESS).digest("hex").slice(0, 16);
 
 /**
  * `python3 -s`: no user site directory; the sandbox environment fixes the hash seed and bytecode. (Not

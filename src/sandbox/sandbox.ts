@@ -18,6 +18,11 @@
 export type ExecutionLimits = {
   /** Wall-clock limit from start to kill, sandbox start-up included. */
   wallTimeMs: number;
+  /**
+   * CPU-time limit of the run (user + system), when the backend enforces one; absent: the wall limit
+   * alone. Unlike wall time it does not grow when the machine is busy.
+   */
+  cpuTimeMs?: number;
   /** Address-space limit of each process (RLIMIT_AS semantics: virtual memory, not resident). */
   memoryBytes: number;
   /** Maximum number of processes and threads alive at once in the sandbox, the runtime's own included. */
@@ -66,6 +71,8 @@ export type ExecutionResult = {
   outputTruncated: boolean;
   /** Wall time from start to the end of the process tree. */
   wallTimeMs: number;
+  /** CPU time (user + system) the run used, when the backend measures it. */
+  cpuTimeMs?: number;
   /** Killed (or never started) because the request's `signal` was aborted. */
   cancelled: boolean;
 };

@@ -11,6 +11,7 @@
  *   src/scoring/score-lint.ts (tests, then the analyzer on passing revisions) under the same concurrency
  *   bound; rollouts of one lint task with the identical revision text run once.
  */
+import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { Linter } from "../analyzers/linter.js";
 import { type Config, mergeRewardOverride, type RewardConfig, type RewardOverride } from "../config.js";
@@ -19,12 +20,13 @@ import { loadPythonGrammar } from "../core/python/grammar.js";
 import { computeReward, REWARD_DEFINITION_VERSION, type Verdict } from "../core/reward.js";
 import type { RolloutScore } from "../core/score-rollout.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import { runPythonTests, type TestOutcome } from "../runners/python.js";
+import { HARNESS_DIGEST, runPythonTests, type TestOutcome } from "../runners/python.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import type { MetricsPool } from "../workers/metrics-pool.js";
 import { AsyncQueue } from "./async-queue.js";
 import { Semaphore } from "./execution-slots.js";
 import { executionLimits } from "./limits.js";
+import { ResultCache } from "./result-cache.js";
 import type { RolloutInput, RolloutOutput, RolloutScorer } from "./rollout.js";
 import {
   InvalidLintOriginal,
@@ -50,6 +52,18 @@ export type RolloutScorerOptions = {
   /** Retries of a run the sandbox broke, each on a fresh sandbox (`sandbox.infraRetries`; absent: none). */
   infraRetries?: number;
   /**
+   * The ground-truth gate's verdicts on the stored tasks (task-gate.ts): tasks it refused, with why, are
+   * not served (FAILED_PRECONDITION); the others run with their calibrated limits instead of `limits`.
+   */
+  gate?: {
+    refused: ReadonlyMap<string, string>;
+    limits: ReadonlyMap<string, ExecutionLimits>;
+    /** The gold's measured time per task, which orders a batch's executions (slowest first). */
+    expected: ReadonlyMap<string, number>;
+  };
+  /** Outcomes kept across calls (result-cache.ts); absent: each call dedupes only within itself. */
+  resultCache?: ResultCache;
+  /**
    * The analyzers for lint tasks. Default: a {@link Linter} in its own sandbox, created on the first lint
    * rollout and closed by {@link ExecutingRolloutScorer.close}.
    */
@@ -68,7 +82,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   /** A scorer with the reward, limits and concurrency the configuration sets. */
   static fromConfig(
     config: Config,
-    parts: Pick<RolloutScorerOptions, "pool" | "sandbox" | "tasks">,
+    parts: Pick<RolloutScorerOptions, "pool" | "sandbox" | "tasks" | "gate">,
   ): ExecutingRolloutScorer {
     return new ExecutingRolloutScorer({
       ...parts,
@@ -76,6 +90,9 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       limits: executionLimits(config),
       executionConcurrency: config.sandbox.executionConcurrency,
       infraRetries: config.sandbox.infraRetries,
+      ...(config.sandbox.resultCacheBytes > 0
+        ? { resultCache: new ResultCache(config.sandbox.resultCacheBytes) }
+        : {}),
     });
   }
 
@@ -136,6 +153,8 @@ export class ExecutingRolloutScorer implements RolloutScorer {
 
     const queue = new AsyncQueue<RolloutOutput>();
     const executions = new Map<string, Promise<TestOutcome>>();
+    /** Executions to start once the whole batch is known, so they can start slowest first. */
+    const scheduled: { expectedMs: number; start: () => void }[] = [];
     let pending = rollouts.length;
     const finish = (output: RolloutOutput) => {
       queue.push(output);
@@ -233,11 +252,29 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       }
       const executionKey = `${key}\u0000${score.normalizedProgram}`;
       let execution = executions.get(executionKey);
-      const cached = execution !== undefined;
+      let cached = execution !== undefined;
       if (execution === undefined) {
-        const extracted = extractProgram(rollout.completion, config.endOfTurnMarkers);
-        const program = extracted.kind === "code" ? extracted.program : "";
-        execution = this.execute(program, task, signal);
+        const contentKey = this.contentKey(task, score.normalizedProgram);
+        const remembered = this.options.resultCache?.get(contentKey);
+        if (remembered !== undefined) {
+          cached = true;
+          execution = Promise.resolve(remembered);
+        } else {
+          const extracted = extractProgram(rollout.completion, config.endOfTurnMarkers);
+          const program = extracted.kind === "code" ? extracted.program : "";
+          const pending = deferred<TestOutcome>();
+          execution = pending.promise;
+          scheduled.push({
+            expectedMs: this.expectedMs(task),
+            start: () =>
+              this.execute(program, task, signal)
+                .then((outcome) => {
+                  this.options.resultCache?.set(contentKey, outcome);
+                  return outcome;
+                })
+                .then(pending.resolve, pending.reject),
+          });
+        }
         executions.set(executionKey, execution);
       }
       execution.then(
@@ -261,7 +298,28 @@ export class ExecutingRolloutScorer implements RolloutScorer {
         },
       );
     });
+    // Slowest first: the step then ends near max(slowest execution, total time / slots) rather than with
+    // a slow test started last. Ties keep the rollouts' order.
+    scheduled.sort((a, b) => b.expectedMs - a.expectedMs);
+    for (const execution of scheduled) execution.start();
     yield* queue;
+  }
+
+  /**
+   * What decides an execution's outcome, as a cache key: the task's tests and everything else it runs
+   * with (runtime, entry point, limits), the normalized program, the harness and the reward definition.
+   */
+  private contentKey(task: StoredTask, normalizedProgram: string): string {
+    const { taskId: _id, gold: _gold, corrupted: _corrupted, ...runs } = task;
+    const limits = this.options.gate?.limits.get(task.taskId) ?? this.options.limits;
+    return createHash("sha256")
+      .update(JSON.stringify([HARNESS_DIGEST, REWARD_DEFINITION_VERSION, runs, limits, normalizedProgram]))
+      .digest("hex");
+  }
+
+  /** How long a task's tests are expected to take: its gold's measured time, else 0 (unknown). */
+  private expectedMs(task: StoredTask): number {
+    return this.options.gate?.expected.get(task.taskId) ?? 0;
   }
 
   private resolve(rollout: RolloutInput, index: number): ResolvedTask | ResolvedLintTask {
@@ -275,6 +333,14 @@ export class ExecutingRolloutScorer implements RolloutScorer {
           this.preparedLint.set(taskId, prepared);
         }
         return { kind: "lint", key: `stored\u0000${taskId}`, task: prepared };
+      }
+      const refusal = this.options.gate?.refused.get(taskId);
+      if (refusal !== undefined) {
+        throw new MineditError(
+          ErrorCode.FailedPrecondition,
+          `rollouts[${index}].task_id: task "${taskId}" is not served: ${refusal}`,
+          { field: `rollouts[${index}].task_id` },
+        );
       }
       const task = this.options.tasks.get(taskId);
       if (task === undefined) {
@@ -325,12 +391,14 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     const release = await this.slots.acquire(signal);
     try {
       const retries = this.options.infraRetries ?? 0;
+      // Stored tasks the gate calibrated run with their own limits; inline tasks with the configured ones.
+      const limits = this.options.gate?.limits.get(task.taskId) ?? this.options.limits;
       let outcome: TestOutcome | undefined;
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal.aborted)
           throw new MineditError(ErrorCode.Cancelled, "the call was cancelled before the tests ran");
         const runIn = attempt === 0 ? sandbox : (sandbox.fresh?.() ?? sandbox);
-        outcome = await runPythonTests(runIn, program, task.tests, this.options.limits, signal);
+        outcome = await runPythonTests(runIn, program, task.tests, limits, signal);
         if (outcome.verdict !== "INFRA_ERROR" || outcome.infraCause !== "sandbox") break;
       }
       const done = outcome as TestOutcome;
@@ -375,4 +443,19 @@ function fromLintScore(
     testsTotal: score.testsTotal,
     detail: score.detail,
   };
+}
+
+/** A promise with its resolve and reject, for work scheduled after the promise is handed out. */
+function deferred<T>(): {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+} {
+  let resolve: (value: T) => void = () => {};
+  let reject: (error: unknown) => void = () => {};
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }

@@ -4,19 +4,26 @@
  * {@link ExecutingRolloutScorer} over them. The gRPC service (src/server/service.ts) puts its handlers in
  * front of one; anything else that scores rollouts the way the reward server does starts one here.
  */
+import { createHash } from "node:crypto";
 import type { Config } from "../config.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { ErrorCode, MineditError } from "../errors.js";
+import { HARNESS_DIGEST, runPythonTests } from "../runners/python.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
+import { DirectoryGateCache, defaultGateCacheDir } from "./gate-cache.js";
+import { executionLimits } from "./limits.js";
 import { ExecutingRolloutScorer } from "./rollout-scorer.js";
 import { InvalidLintOriginal, prepareLintTask } from "./score-lint.js";
-import { TaskStore } from "./task-store.js";
+import { calibratedLimits, gateTasks } from "./task-gate.js";
+import { type StoredTask, TaskStore } from "./task-store.js";
 
 export type ScoringEngine = {
   scorer: ExecutingRolloutScorer;
   tasks: TaskStore;
+  /** Stored repair tasks the ground-truth gate refused, with why (empty without execution or gate). */
+  refused: ReadonlyMap<string, string>;
   pool: MetricsPool;
   /** null when started with `execute: false`. */
   sandbox: Sandbox | null;
@@ -33,26 +40,33 @@ export async function startScoringEngine(
   config: Config,
   taskFiles: readonly string[],
   execute: boolean,
+  log: (line: string) => void = (line) => process.stderr.write(`minedit: ${line}\n`),
 ): Promise<ScoringEngine> {
   const tasks = await TaskStore.load(taskFiles);
   const pool = new MetricsPool(config.pool.threads);
   let sandbox: Sandbox | null = null;
   try {
     await checkTasks(pool, tasks, config);
-    sandbox = execute
-      ? await createConfiguredSandbox(config.sandbox, (message) =>
-          process.stderr.write(`minedit: ${message}\n`),
-        )
-      : null;
+    sandbox = execute ? await createConfiguredSandbox(config.sandbox, log) : null;
+    const gate =
+      sandbox !== null && config.tasks.gate
+        ? await gateStore(tasks, sandbox, config, log)
+        : {
+            refused: new Map<string, string>(),
+            limits: new Map<string, ExecutionLimits>(),
+            expected: new Map<string, number>(),
+          };
     const scorer = ExecutingRolloutScorer.fromConfig(config, {
       pool,
       sandbox,
       tasks,
+      gate,
     });
     const running = sandbox;
     return {
       scorer,
       tasks,
+      refused: gate.refused,
       pool,
       sandbox,
       async close() {
@@ -89,4 +103,77 @@ async function checkTasks(pool: MetricsPool, tasks: TaskStore, config: Config): 
       throw new MineditError(ErrorCode.InvalidArgument, `task "${task.taskId}": ${error.message}`);
     }
   }
+}
+
+/**
+ * The ground-truth gate over the store's repair tasks (task-gate.ts): which are refused and why, and the
+ * calibrated limits of the others. Logs a line before (how many, where results are remembered) and after
+ * (how many refused, the first reasons).
+ */
+async function gateStore(
+  tasks: TaskStore,
+  sandbox: Sandbox,
+  config: Config,
+  log: (line: string) => void,
+): Promise<{
+  refused: Map<string, string>;
+  limits: Map<string, ExecutionLimits>;
+  expected: Map<string, number>;
+}> {
+  const all = [...tasks.values()];
+  const refused = new Map<string, string>();
+  const limits = new Map<string, ExecutionLimits>();
+  const expected = new Map<string, number>();
+  if (all.length === 0) return { refused, limits, expected };
+  const base = executionLimits(config);
+  const dir = config.tasks.gateCacheDir === "" ? defaultGateCacheDir() : config.tasks.gateCacheDir;
+  const started = performance.now();
+  const verdicts = await gateTasks(all, {
+    runTests: (task, program) => runPythonTests(sandbox, program, task.tests, base),
+    cache: new DirectoryGateCache(dir),
+    keyOf: (task) => gateKey(task, config, base),
+    concurrency: config.sandbox.executionConcurrency,
+  });
+  let remembered = 0;
+  for (const task of all) {
+    const verdict = verdicts.get(task.taskId);
+    if (verdict === undefined) continue;
+    if (verdict.fromCache) remembered += 1;
+    if (verdict.usable) {
+      expected.set(task.taskId, verdict.goldCpuMs ?? verdict.goldWallMs);
+      limits.set(
+        task.taskId,
+        calibratedLimits(
+          base,
+          { wallMs: verdict.goldWallMs, cpuMs: verdict.goldCpuMs },
+          config.tasks.calibration,
+        ),
+      );
+    } else {
+      refused.set(task.taskId, verdict.reason);
+    }
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  log(
+    `task gate: ${all.length - refused.size} of ${all.length} repair tasks served, ${refused.size} refused ` +
+      `(${remembered} remembered in ${dir}, the rest run now: ${seconds} s)`,
+  );
+  for (const [taskId, reason] of [...refused].slice(0, 20)) log(`  refused ${taskId}: ${reason}`);
+  if (refused.size > 20) log(`  … and ${refused.size - 20} more`);
+  return { refused, limits, expected };
+}
+
+/** A task's gate key: what decides its verdicts — programs, tests, limits, interpreter and harness. */
+function gateKey(task: StoredTask, config: Config, limits: ExecutionLimits): string {
+  const content = JSON.stringify([
+    "minedit-gate/1",
+    HARNESS_DIGEST,
+    config.sandbox.pythonPath,
+    limits,
+    task.gold,
+    task.corrupted,
+    task.tests,
+    task.entryPoint,
+  ]);
+  return createHash("sha256").update(content).digest("hex");
 }

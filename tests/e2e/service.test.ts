@@ -72,8 +72,12 @@ describe("ScoreBatch with execution", () => {
     expect(byId.get("loop")).toMatchObject({ verdict: Verdict.TIMEOUT, reward: -0.2 });
     expect(byId.get("exit")?.verdict).not.toBe(Verdict.PASSED);
     expect(byId.get("ok")).toMatchObject({ verdict: Verdict.PASSED, reward: 0.1 });
-    // Identical (task, normalized program) pairs execute once.
-    expect([byId.get("ok")?.cached, byId.get("dup")?.cached].sort()).toEqual([false, true]);
+    // Identical (task, normalized program) pairs execute once: at most one of the two ran (an earlier
+    // test scored this gold already, so the scorer's cross-call cache may answer both).
+    expect(
+      [byId.get("ok")?.cached, byId.get("dup")?.cached].filter((cached) => cached === false).length,
+    ).toBeLessThanOrEqual(1);
+    expect(byId.get("dup")?.verdict).toBe(Verdict.PASSED);
   }, 60_000);
 
   test("an inline task with stdin/stdout tests", async () => {

@@ -1,0 +1,135 @@
+/**
+ * The ground-truth gate: before a task store is served, every repair task's gold program runs against
+ * its tests, and so does its corrupted program. A task is served only when the gold passes and the
+ * corrupted program does not — otherwise every reward on it would be wrong (a repair that cannot pass,
+ * or "repairs" of a program that already passes) — and the gold's measured time sets the task's limits
+ * (see {@link calibratedLimits}), as evalplus and BigCodeBench time their tests against the reference
+ * solution rather than one fixed limit for every task.
+ *
+ * Each verdict is remembered on disk by the task's content (gate-cache.ts), so a restart, or another
+ * replica on the same disk, does not run them again. A sandbox fault is not remembered: the next start
+ * tries again.
+ */
+import type { CalibrationConfig } from "../config.js";
+import { mapConcurrent } from "../core/map-concurrent.js";
+import type { TestOutcome } from "../runners/python.js";
+import type { ExecutionLimits } from "../sandbox/sandbox.js";
+import type { StoredTask } from "./task-store.js";
+
+/** What the gate measured of one task, as remembered. */
+export type GateRecord = {
+  goldVerdict: TestOutcome["verdict"];
+  goldDetail: string;
+  corruptedVerdict: TestOutcome["verdict"];
+  /** The gold run's wall time and, when the sandbox reports it, its CPU time. */
+  goldWallMs: number;
+  goldCpuMs: number | null;
+};
+
+/** Where gate records are kept between starts; keys are content hashes (see gate-cache.ts). */
+export interface GateCache {
+  get(key: string): Promise<GateRecord | undefined>;
+  set(key: string, record: GateRecord): Promise<void>;
+}
+
+/** A task the gate lets through, with the gold's timing, or the reason it is refused. */
+export type GateVerdict =
+  | { usable: true; goldWallMs: number; goldCpuMs: number | null; fromCache: boolean }
+  | { usable: false; reason: string; fromCache: boolean };
+
+export type GateOptions = {
+  /** Runs `program` against the task's tests in the sandbox, with the uncalibrated limits. */
+  runTests(task: StoredTask, program: string): Promise<TestOutcome>;
+  cache: GateCache;
+  /** The content key of a task (its programs, tests, runtime and what runs them). */
+  keyOf(task: StoredTask): string;
+  /** Tasks gated at once (= sandboxed runs at once: two per task). */
+  concurrency: number;
+  /** Called after each task, with how many are done. */
+  onProgress?(done: number, total: number): void;
+};
+
+/** Why a gate record makes its task unusable, or null when it is usable. */
+export function refusal(record: GateRecord): string | null {
+  if (record.goldVerdict !== "PASSED") {
+    return `the gold program does not pass its own tests (${record.goldVerdict}${record.goldDetail === "" ? "" : `: ${record.goldDetail}`})`;
+  }
+  if (record.corruptedVerdict === "PASSED") {
+    return "the corrupted program already passes the tests: there is nothing to repair";
+  }
+  return null;
+}
+
+/** Gates every task; the verdicts are keyed by task id. */
+export async function gateTasks(
+  tasks: readonly StoredTask[],
+  options: GateOptions,
+): Promise<Map<string, GateVerdict>> {
+  const verdicts = new Map<string, GateVerdict>();
+  let done = 0;
+  await mapConcurrent(tasks, options.concurrency, async (task) => {
+    verdicts.set(task.taskId, await gateOne(task, options));
+    done += 1;
+    options.onProgress?.(done, tasks.length);
+  });
+  return verdicts;
+}
+
+async function gateOne(task: StoredTask, options: GateOptions): Promise<GateVerdict> {
+  const key = options.keyOf(task);
+  const cached = await options.cache.get(key);
+  if (cached !== undefined) return verdictOf(cached, true);
+  const [gold, corrupted] = await Promise.all([
+    options.runTests(task, task.gold),
+    options.runTests(task, task.corrupted),
+  ]);
+  for (const [which, outcome] of [
+    ["gold", gold],
+    ["corrupted", corrupted],
+  ] as const) {
+    // A broken sandbox says nothing about the task: refuse it for now, and ask again next start.
+    if (outcome.verdict === "INFRA_ERROR" && outcome.infraCause !== "unusable_tests") {
+      return {
+        usable: false,
+        reason: `the sandbox failed while running the ${which} program (${outcome.detail}); not remembered, so the next start tries again`,
+        fromCache: false,
+      };
+    }
+  }
+  const record: GateRecord = {
+    goldVerdict: gold.verdict,
+    goldDetail: gold.detail,
+    corruptedVerdict: corrupted.verdict,
+    goldWallMs: gold.wallTimeMs,
+    goldCpuMs: gold.cpuTimeMs ?? null,
+  };
+  await options.cache.set(key, record);
+  return verdictOf(record, false);
+}
+
+function verdictOf(record: GateRecord, fromCache: boolean): GateVerdict {
+  const reason = refusal(record);
+  return reason === null
+    ? { usable: true, goldWallMs: record.goldWallMs, goldCpuMs: record.goldCpuMs, fromCache }
+    : { usable: false, reason, fromCache };
+}
+
+/**
+ * A task's limits from its gold's timing: `max(floor, factor × gold)` for the CPU time (when the sandbox
+ * measures it) and for the wall-clock backstop, never below the configured limits' floors and never
+ * above the configured ceiling. Memory, processes and output stay as configured.
+ */
+export function calibratedLimits(
+  base: ExecutionLimits,
+  gold: { wallMs: number; cpuMs: number | null },
+  calibration: CalibrationConfig,
+): ExecutionLimits {
+  const scale = (measured: number, floor: number, ceiling: number) =>
+    Math.min(ceiling, Math.max(floor, Math.ceil(calibration.factor * measured)));
+  const wallTimeMs = scale(gold.wallMs, calibration.wallFloorMs, calibration.wallCeilingMs);
+  const limits: ExecutionLimits = { ...base, wallTimeMs };
+  if (gold.cpuMs !== null && base.cpuTimeMs !== undefined) {
+    limits.cpuTimeMs = scale(gold.cpuMs, calibration.cpuFloorMs, calibration.cpuCeilingMs);
+  }
+  return limits;
+}

@@ -1,0 +1,180 @@
+/**
+ * Two things the executing scorer (src/scoring/rollout-scorer.ts) does across a batch and across calls,
+ * with the real metrics pool and the real bubblewrap sandbox (wrapped only to record what it runs):
+ * executions start slowest first (by the gold times the ground-truth gate measured), and outcomes are
+ * remembered across calls by content (result-cache.ts) — never a TIMEOUT or an INFRA_ERROR.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config.js";
+import type { TestOutcome } from "../../src/runners/python.js";
+import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
+import type { ExecutionRequest, ExecutionResult, Sandbox } from "../../src/sandbox/sandbox.js";
+import { executionLimits } from "../../src/scoring/limits.js";
+import { ResultCache } from "../../src/scoring/result-cache.js";
+import type { RolloutInput, RolloutOutput } from "../../src/scoring/rollout.js";
+import { ExecutingRolloutScorer } from "../../src/scoring/rollout-scorer.js";
+import { type StoredTask, TaskStore } from "../../src/scoring/task-store.js";
+import { MetricsPool } from "../../src/workers/metrics-pool.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const fence = (code: string) => `\`\`\`python\n${code}\`\`\`\n`;
+
+/** The real sandbox; records the program of every test run, in the order they start. */
+class RecordingSandbox implements Sandbox {
+  readonly name = "recording";
+  readonly programs: string[] = [];
+  constructor(private readonly real: BwrapSandbox) {}
+  run(request: ExecutionRequest): Promise<ExecutionResult> {
+    const program = request.files["program.py"];
+    if (program !== undefined) this.programs.push(program);
+    return this.real.run(request);
+  }
+  async close(): Promise<void> {}
+}
+
+const CHECK = "def check(candidate):\n    assert candidate(2, 3) == 5\n";
+function storedTask(taskId: string, body: string): StoredTask {
+  return {
+    taskId,
+    gold: `def add(a, b):\n    ${body}\n    return a + b\n`,
+    corrupted: `def add(a, b):\n    ${body}\n    return a - b\n`,
+    tests: { style: "assert", code: CHECK, entryPoint: "add" },
+    entryPoint: "add",
+  };
+}
+
+let pool: MetricsPool;
+let real: BwrapSandbox;
+
+beforeAll(async () => {
+  if (!existsSync(`${ROOT}/dist/workers/metrics-worker.js`)) {
+    const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
+    if (build.status !== 0) throw new Error("build failed");
+  }
+  pool = new MetricsPool(1);
+  real = await createBwrapSandbox();
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([pool?.close(), real?.close()]);
+});
+
+async function scoreAll(scorer: ExecutingRolloutScorer, inputs: RolloutInput[]): Promise<RolloutOutput[]> {
+  const outputs: RolloutOutput[] = [];
+  for await (const o of scorer.score(inputs, undefined, new AbortController().signal)) outputs.push(o);
+  return inputs.map((input) => outputs.find((o) => o.id === input.id) as RolloutOutput);
+}
+
+describe("slowest first", () => {
+  it("starts the executions of a batch in decreasing expected time, ties in rollout order", async () => {
+    const tasks = [storedTask("fast-1", "x = 1"), storedTask("slow", "x = 2"), storedTask("fast-2", "x = 3")];
+    const sandbox = new RecordingSandbox(real);
+    const config = parseConfig({ sandbox: { executionConcurrency: 1, resultCacheBytes: 0 } });
+    const limits = new Map(tasks.map((t) => [t.taskId, executionLimits(config)]));
+    const scorer = ExecutingRolloutScorer.fromConfig(config, {
+      pool,
+      sandbox,
+      tasks: TaskStore.fromTasks(tasks),
+      gate: {
+        refused: new Map(),
+        limits,
+        expected: new Map([
+          ["fast-1", 20],
+          ["slow", 900],
+          ["fast-2", 20],
+        ]),
+      },
+    });
+    const inputs = tasks.map((t, i) => ({
+      id: String(i),
+      completion: fence(t.gold),
+      task: { kind: "stored" as const, taskId: t.taskId },
+      groupId: "",
+    }));
+    const outputs = await scoreAll(scorer, inputs);
+    expect(outputs.map((o) => o.verdict)).toEqual(["PASSED", "PASSED", "PASSED"]);
+    expect(sandbox.programs.map((p) => /x = (\d)/.exec(p)?.[1])).toEqual(["2", "1", "3"]);
+    await scorer.close();
+  });
+});
+
+describe("outcomes remembered across calls", () => {
+  const inline = {
+    kind: "inline" as const,
+    corrupted: "def add(a, b):\n    return a - b\n",
+    gold: "def add(a, b):\n    return a + b\n",
+    tests: { style: "assert" as const, code: CHECK, entryPoint: "add" },
+    entryPoint: "add",
+  };
+  const rollout = (id: string, code: string): RolloutInput => ({
+    id,
+    completion: fence(code),
+    task: inline,
+    groupId: "",
+  });
+
+  it("a second call with the same normalized program runs nothing and says cached; the verdict is the same", async () => {
+    const sandbox = new RecordingSandbox(real);
+    const config = parseConfig({ sandbox: { executionConcurrency: 1, wallTimeMs: 2000 } });
+    const scorer = ExecutingRolloutScorer.fromConfig(config, {
+      pool,
+      sandbox,
+      tasks: TaskStore.fromTasks([]),
+    });
+    const [first] = await scoreAll(scorer, [rollout("a", inline.gold)]);
+    // The same program with a comment: the same norm(M), so the same execution.
+    const [second] = await scoreAll(scorer, [rollout("b", `${inline.gold}# again\n`)]);
+    expect(first).toMatchObject({ verdict: "PASSED", cached: false });
+    expect(second).toMatchObject({ verdict: "PASSED", cached: true, reward: first?.reward });
+    const [failing] = await scoreAll(scorer, [rollout("c", inline.corrupted)]);
+    const [failingAgain] = await scoreAll(scorer, [rollout("d", inline.corrupted)]);
+    expect(failing).toMatchObject({ verdict: "FAILED_TESTS", cached: false });
+    expect(failingAgain).toMatchObject({ verdict: "FAILED_TESTS", cached: true });
+    expect(sandbox.programs).toHaveLength(2);
+    await scorer.close();
+  });
+
+  it("a TIMEOUT is run again every time (it depends on the machine's load)", async () => {
+    const sandbox = new RecordingSandbox(real);
+    const config = parseConfig({ sandbox: { executionConcurrency: 1, wallTimeMs: 1500 } });
+    const scorer = ExecutingRolloutScorer.fromConfig(config, {
+      pool,
+      sandbox,
+      tasks: TaskStore.fromTasks([]),
+    });
+    const hang = "import time\ndef add(a, b):\n    time.sleep(30)\n";
+    const [first] = await scoreAll(scorer, [rollout("a", hang)]);
+    const [second] = await scoreAll(scorer, [rollout("b", hang)]);
+    expect(first).toMatchObject({ verdict: "TIMEOUT", cached: false });
+    expect(second).toMatchObject({ verdict: "TIMEOUT", cached: false });
+    expect(sandbox.programs).toHaveLength(2);
+    await scorer.close();
+  }, 30_000);
+
+  it("is bounded by its byte estimate, least recently used out first; never keeps INFRA_ERROR", () => {
+    const outcome = (verdict: TestOutcome["verdict"]): TestOutcome => ({
+      verdict,
+      testsPassed: 0,
+      testsTotal: 1,
+      wallTimeMs: 1,
+      stderrTail: "",
+      detail: "",
+    });
+    const cache = new ResultCache(3 * (2 * 1 + 256));
+    cache.set("a", outcome("PASSED"));
+    cache.set("b", outcome("FAILED_TESTS"));
+    cache.set("c", outcome("RUNTIME_ERROR"));
+    expect(cache.get("a")?.verdict).toBe("PASSED"); // a is now the most recently used
+    cache.set("d", outcome("PASSED"));
+    expect(cache.get("b")).toBeUndefined();
+    expect([cache.get("a"), cache.get("c"), cache.get("d")].every((o) => o !== undefined)).toBe(true);
+    cache.set("e", outcome("INFRA_ERROR"));
+    cache.set("f", outcome("TIMEOUT"));
+    expect(cache.get("e")).toBeUndefined();
+    expect(cache.get("f")).toBeUndefined();
+    expect(cache.size).toBe(3);
+  });
+});
