@@ -54,9 +54,21 @@ describe("parseConfig defaults", () => {
         maxOutputBytes: 1024 * 1024,
         warmInterpreters: true,
         infraRetries: 1,
+        resultCacheBytes: 64 * 1024 * 1024,
         executionConcurrency: availableParallelism(),
       },
-      tasks: { files: [] },
+      tasks: {
+        files: [],
+        gate: true,
+        gateCacheDir: "",
+        calibration: {
+          factor: 4,
+          wallFloorMs: 3000,
+          wallCeilingMs: 60_000,
+          cpuFloorMs: 1000,
+          cpuCeilingMs: 60_000,
+        },
+      },
     };
     expect(parseConfig({})).toEqual(expected);
     expect(parseConfig(undefined)).toEqual(expected);
