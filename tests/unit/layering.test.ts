@@ -21,12 +21,15 @@ const INFRASTRUCTURE = ["analyzers", "runners", "workers", "sandbox", "io", "cor
 
 /**
  * Each layer and the layers it may import, top to bottom: cli/server → export/lint/tasks → scoring →
- * analyzers/runners/workers/sandbox/io → core → config/errors/version. Among the capabilities, export may
- * use lint and tasks (the lint corpora), lint may use tasks (task-set reports); none uses the server.
+ * analyzers/runners/workers/sandbox/io → core → config/errors/version. Among the capabilities, eval may
+ * use export (its prompts), lint and tasks; export may use lint and tasks (the lint corpora), lint may use
+ * tasks (task-set reports); none uses the server.
  */
 const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  cli: ["server", "export", "lint", "tasks", "scoring", ...INFRASTRUCTURE, "gen"],
+  cli: ["server", "eval", "export", "lint", "tasks", "scoring", ...INFRASTRUCTURE, "gen"],
   server: ["scoring", ...INFRASTRUCTURE, "gen"],
+  // Held-out evaluation prompts exactly as the export does, and reports lint tasks with LintEval's metrics.
+  eval: ["export", "lint", "tasks", "scoring", ...INFRASTRUCTURE],
   export: ["lint", "tasks", "scoring", ...INFRASTRUCTURE],
   lint: ["tasks", "scoring", ...INFRASTRUCTURE],
   tasks: ["scoring", ...INFRASTRUCTURE],
