@@ -2,6 +2,10 @@
 # Rebuilds the task sets shipped in datasets/ from the seed problems (datasets/seed/problems.jsonl) with
 # `minedit tasks build`, from scratch: each set's task file, build log and report are removed first, so a
 # changed corruption engine shows up in full. Deterministic: the same engine and seed give the same files.
+# The in-domain and demo sets pin `--mix blocks` (uniform draw, whole guards inserted and removed), how
+# they were drawn before the paper mix became the in-domain default: they stay byte for byte what other
+# tests, examples and benchmarks were written against. `minedit tasks build` without --mix draws the
+# paper mix instead (docs/tasks.md).
 #
 #   in-domain  datasets/tasks/in-domain.jsonl   the 14 in-domain families, 1-2 corruptions, 2 tasks a problem
 #   ood        datasets/tasks/ood.jsonl         the 20 held-out families, 1-2 corruptions, 2 tasks a problem
@@ -38,14 +42,15 @@ sets=("$@")
 for set in "${sets[@]}"; do
   case "$set" in
     in-domain)
-      build datasets/tasks/in-domain.jsonl --families in-domain --corruptions 1-2 --variants 2 --split test
+      build datasets/tasks/in-domain.jsonl --families in-domain --mix blocks --corruptions 1-2 --variants 2 \
+        --split test
       ;;
     ood)
       build datasets/tasks/ood.jsonl --families ood --corruptions 1-2 --variants 2 --split ood
       ;;
     demo)
       build datasets/seed/demo-tasks.jsonl --only datasets/seed/demo-problems.txt --families in-domain \
-        --corruptions 1 --variants 1 --split demo
+        --mix blocks --corruptions 1 --variants 1 --split demo
       ;;
     *)
       echo "build-task-sets: unknown set \"$set\" (in-domain, ood, demo)" >&2

@@ -8,7 +8,14 @@ import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../config.js";
-import { parseCorruptionCount, parseFamilySpec } from "../core/corruption/registry.js";
+import {
+  type CorruptionMix,
+  defaultCorruptionMix,
+  mixWeights,
+  parseCorruptionCount,
+  parseCorruptionMix,
+  parseFamilySpec,
+} from "../core/corruption/registry.js";
 import { isMineditError } from "../errors.js";
 import type { StdIo } from "../io/std-io.js";
 import { executionLimits } from "../scoring/limits.js";
@@ -69,7 +76,19 @@ Options:
                        (default: detected from the first row's fields)
   --out FILE           task file to write or resume (JSONL; required)
   --families SPEC      in-domain | ood | all | a comma-separated list of family names and groups
-                       (default: in-domain)
+                       (default: in-domain); edge_case_guard_blocks (whole guards inserted or
+                       removed) is in no group: name it, e.g. in-domain,edge_case_guard_blocks
+  --mix NAME           how corruptions are drawn: paper | uniform | blocks
+                       paper: the over-editing paper's mix (its Tables 8-9), for the 14 in-domain
+                         families only: each family by a weight that reproduces Table 9
+                         (conditional_inversion and range_step, absent there, never), guards altered
+                         by a token or two, and with --corruptions 1-2 one corruption more often than
+                         two (gold patches of ~1.6 token edits)
+                       uniform: each corruption's family uniformly among those with a site, the count
+                         uniformly in --corruptions
+                       blocks: uniform, and edge_case_guards also inserts or removes whole guards
+                         (7-25 tokens): how tasks were drawn before the paper mix, e.g. the shipped sets
+                       (default: paper when every family is one of the 14 in-domain, else uniform)
   --corruptions N|A-B  corruptions per task, e.g. 1-2 (evaluation) or 1-10 (training) (default: 1-2)
   --variants N         tasks per problem at most, with distinct corrupted programs (default: 1)
   --candidates N       corrupted candidates tried per problem at most, ≥ --variants (default: 4 × variants)
@@ -152,6 +171,7 @@ const BUILD_OPTIONS = {
   format: { type: "string" },
   out: { type: "string" },
   families: { type: "string" },
+  mix: { type: "string" },
   corruptions: { type: "string" },
   variants: { type: "string" },
   candidates: { type: "string" },
@@ -200,6 +220,13 @@ function planBuild(values: BuildValues, positionals: string[]): TaskBuildRequest
   } catch (error) {
     throw usage(`--corruptions: ${error instanceof Error ? error.message : String(error)}`);
   }
+  let mix: CorruptionMix;
+  try {
+    mix = values.mix === undefined ? defaultCorruptionMix(families) : parseCorruptionMix(values.mix);
+    mixWeights(mix, families, corruptions);
+  } catch (error) {
+    throw usage(`--mix: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const variants = integerFlag("variants", values.variants, 1, 1);
   const candidates = integerFlag("candidates", values.candidates, 4 * variants, 1);
   if (candidates < variants)
@@ -228,6 +255,7 @@ function planBuild(values: BuildValues, positionals: string[]): TaskBuildRequest
     source: values.source,
     ...(format === undefined ? {} : { format }),
     families,
+    mix,
     corruptions,
     variants,
     candidates,

@@ -3,7 +3,6 @@
  * progress bar, resumably (Ctrl-C stops cleanly; the same command resumes), then write the task set's
  * report (Markdown on stdout and beside the task file, JSON next to it) and print a summary on stderr.
  */
-import { createReadStream } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { SandboxConfig } from "../config.js";
@@ -13,6 +12,7 @@ import type { StdIo } from "../io/std-io.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { type BuildOptions, type BuildSummary, buildTasks } from "./build.js";
+import { openSourceText } from "./importers/import-file.js";
 import { formatJson, reportTaskFile } from "./task-set.js";
 
 /** What to build, validated (the CLI's flags). `onlyFile` lists the problem ids to build (`--only`). */
@@ -124,15 +124,15 @@ export async function runTaskBuild(request: TaskBuildRequest, io: StdIo): Promis
   return { badRows: summary.badRows, interrupted: summary.interrupted };
 }
 
-/** Physical lines of the source (for the progress bar: problems are reported by the line reached). */
+/** Physical lines of the source, decompressed (for the progress bar: problems are reported by the line reached). */
 async function countLines(path: string): Promise<number> {
   let lines = 0;
-  let last = 0x0a;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) lines += 1;
-    if (chunk.length > 0) last = chunk[chunk.length - 1] as number;
+  let last = "\n";
+  for await (const chunk of (await openSourceText(path)) as AsyncIterable<string>) {
+    for (let i = chunk.indexOf("\n"); i >= 0; i = chunk.indexOf("\n", i + 1)) lines += 1;
+    if (chunk.length > 0) last = chunk[chunk.length - 1] as string;
   }
-  return last === 0x0a ? lines : lines + 1;
+  return last === "\n" ? lines : lines + 1;
 }
 
 function rejectedText(summary: BuildSummary): string {

@@ -10,7 +10,7 @@
 import { open, readFile, truncate } from "node:fs/promises";
 import { basename } from "node:path";
 import { z } from "zod";
-import { ALL_FAMILIES } from "../core/corruption/registry.js";
+import { CORRUPTION_MIXES, type CorruptionMix, KNOWN_FAMILIES } from "../core/corruption/registry.js";
 import type { AppliedCorruption } from "../core/corruption/types.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { parseJsonObject, parseTaskRow } from "../core/task-file.js";
@@ -25,6 +25,7 @@ import {
   type TaskReport,
 } from "../core/task-stats.js";
 import { isMineditError } from "../errors.js";
+import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ImportFormat, ProblemTests } from "./importers/types.js";
 
 /**
@@ -45,6 +46,12 @@ export type BuiltTaskRow = {
   gold: string;
   corrupted: string;
   tests: ProblemTests;
+  /**
+   * The task runtime the tests run in (src/sandbox/runtimes.ts); absent for the default `stdlib`, so the
+   * rows of a standard-library set are what they were before runtimes existed (the task store reads a
+   * missing field as `stdlib`).
+   */
+  runtime?: RuntimeName;
   corruptions: TaskCorruption[];
   split: string;
   source: ImportFormat;
@@ -58,6 +65,8 @@ export type BuiltTaskRow = {
 export type BuildSettings = {
   /** Family names, in the order given. */
   families: string[];
+  /** How the corruptions were drawn (registry.ts); logs written before mixes existed read as `blocks`, how they were drawn. */
+  mix: CorruptionMix;
   /** `MIN-MAX` corruptions per task. */
   corruptions: string;
   variants: number;
@@ -199,6 +208,7 @@ const LogEntrySchema = z.object({
   settings: z
     .object({
       families: z.array(z.string()),
+      mix: z.enum(CORRUPTION_MIXES as [CorruptionMix, ...CorruptionMix[]]).default("blocks"),
       corruptions: z.string(),
       variants: z.number(),
       candidates: z.number(),
@@ -439,7 +449,7 @@ export async function reportTaskFile(taskFile: string, logFile?: string): Promis
   const rejections = rejectionsOf(log, file.tasks);
   const report = computeTaskStats(file.tasks, {
     ...(rejections === undefined ? {} : { rejections }),
-    families: ALL_FAMILIES,
+    families: KNOWN_FAMILIES,
   });
   const markdown = renderTaskReport(report, `Task set report: ${basename(taskFile)}`);
   const bad = [...file.bad];

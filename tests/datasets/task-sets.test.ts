@@ -122,6 +122,8 @@ describe.each(SETS)("$name task set", (set) => {
     const run = await minedit(
       ...["tasks", "build", "--source", join(ROOT, "datasets", "seed", "problems.jsonl"), "--out", out],
       ...["--only", only, "--families", settings.families.join(","), "--corruptions", settings.corruptions],
+      // A log written before mixes existed records none: those sets were drawn as `blocks` draws.
+      ...["--mix", settings.mix ?? "blocks"],
       ...["--variants", String(settings.variants), "--candidates", String(settings.candidates)],
       ...["--seed", String(settings.seed), "--split", set.split, "--concurrency", "2"],
     );

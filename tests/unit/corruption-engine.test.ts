@@ -1,6 +1,6 @@
 /**
  * The corruption engine (SPEC §3) and the family registry: determinism, disjoint corruptions, exact
- * reversal, uniform choice, the `{ ok: false }` reasons, and — over the 60 shipped seed solutions — that
+ * reversal, uniform and weighted choice, the paper mix, the `{ ok: false }` reasons, and — over the 60 shipped seed solutions — that
  * every corrupted program parses under CPython 3.11 (one python3 process, `ast.parse` on each) and
  * differs from the gold program there too.
  */
@@ -16,12 +16,22 @@ import {
   revertCorruptions,
   seededRandom,
 } from "../../src/core/corruption/engine.js";
-import { IN_DOMAIN_FAMILIES } from "../../src/core/corruption/in-domain/index.js";
+import {
+  IN_DOMAIN_FAMILIES,
+  OPTIONAL_IN_DOMAIN_FAMILIES,
+} from "../../src/core/corruption/in-domain/index.js";
 import { OOD_FAMILIES } from "../../src/core/corruption/ood/index.js";
 import {
   ALL_FAMILIES,
+  defaultCorruptionMix,
   familyByName,
+  KNOWN_FAMILIES,
+  mixFamilies,
+  mixWeights,
+  PAPER_COUNT_WEIGHTS,
+  PAPER_FAMILY_WEIGHTS,
   parseCorruptionCount,
+  parseCorruptionMix,
   parseFamilySpec,
 } from "../../src/core/corruption/registry.js";
 import type { AppliedCorruption, CorruptionFamily, CorruptionSite } from "../../src/core/corruption/types.js";
@@ -160,6 +170,56 @@ describe("corruptProgram", () => {
     expect(chiSquare).toBeLessThan(22.46);
   });
 
+  test("with weights, chooses a family in proportion to its weight, and never one of weight 0", () => {
+    // One comparison site, six numeric sites, one boolean site: weights 3 : 1 : 0.
+    const program = "x = a < b\ny = [1, 2, 3]\nz = True\n";
+    const families = named("comparison_operators", "numeric_constants", "boolean_constants");
+    const weights = { comparison_operators: 3, numeric_constants: 1, boolean_constants: 0 };
+    const sites = findSites(program, families);
+    const counts = new Map<string, number>();
+    const draws = 2000;
+    for (let seed = 0; seed < draws; seed += 1) {
+      const result = corruptProgram(program, { families, count: 1, seed, sites, weights });
+      if (!result.ok) throw new Error(result.reason);
+      const family = result.applied[0]?.family ?? "";
+      counts.set(family, (counts.get(family) ?? 0) + 1);
+    }
+    expect(counts.get("boolean_constants")).toBeUndefined();
+    const comparisons = counts.get("comparison_operators") ?? 0;
+    const chiSquare = (comparisons - 1500) ** 2 / 1500 + (draws - comparisons - 500) ** 2 / 500;
+    // 1 degree of freedom: 10.83 is the 99.9th percentile.
+    expect(chiSquare).toBeLessThan(10.83);
+    // Four disjoint sites without the boolean one: four corruptions take them all, five are too many.
+    const four = corruptProgram(program, { families, count: 4, seed: 0, sites, weights });
+    expect(four.ok && four.applied.map((a) => a.family)).toEqual([
+      "comparison_operators",
+      "numeric_constants",
+      "numeric_constants",
+      "numeric_constants",
+    ]);
+    expect(corruptProgram(program, { families, count: 5, seed: 0, sites, weights })).toEqual({
+      ok: false,
+      reason: "only 4 non-overlapping sites for 5 corruptions",
+    });
+    expect(
+      corruptProgram(program, {
+        families: named("boolean_constants"),
+        count: 1,
+        seed: 0,
+        weights: { boolean_constants: 0 },
+      }),
+    ).toEqual({ ok: false, reason: "every requested family has weight 0: boolean_constants" });
+  });
+
+  test("rejects a requested family without a weight, or with a negative one", () => {
+    const families = named("comparison_operators", "numeric_constants");
+    for (const weights of [{ comparison_operators: 1 }, { comparison_operators: 1, numeric_constants: -1 }]) {
+      expect(() => corruptProgram("x = a < 1\n", { families, count: 1, seed: 0, weights })).toThrow(
+        /numeric_constants needs a weight/,
+      );
+    }
+  });
+
   test("never picks overlapping sites, and never runs into a dead end", () => {
     // List indexing and numeric constants both have sites on the `0` and the `1`; with `i` and the two `+`
     // at most 5 disjoint corruptions exist, and asking for 5 must always succeed.
@@ -271,6 +331,37 @@ describe("corruptionVariants", () => {
     expect(corruptionVariants(solution, options)).toEqual(first);
   });
 
+  test("draws the count by the range's weights, among the counts the program allows", () => {
+    const program = "x = a < b\ny = c < d\n";
+    const families = named("comparison_operators");
+    const ones = (weights: readonly number[]) => {
+      let count = 0;
+      for (let seed = 0; seed < 1000; seed += 1) {
+        const count2 = { min: 1, max: 2, weights };
+        const { variants } = corruptionVariants(program, { families, count: count2, variants: 1, seed });
+        if (variants[0]?.applied.length === 1) count += 1;
+      }
+      return count;
+    };
+    // 3 : 1 → three quarters single corruptions (± 4.5 standard deviations of 13.7).
+    expect(Math.abs(ones([3, 1]) - 750)).toBeLessThan(62);
+    expect(ones([0, 1])).toBe(0);
+    expect(ones([1, 0])).toBe(1000);
+    // One site only: 2 is impossible, so every draw has 1 whatever the weights.
+    const single = corruptionVariants("x = a < b\n", {
+      families,
+      count: { min: 1, max: 2, weights: [0, 1] },
+      variants: 1,
+      seed: 0,
+    });
+    expect(single.variants[0]?.applied).toHaveLength(1);
+    for (const weights of [[1], [1, -1], [0, 0], [1, Number.NaN]]) {
+      expect(() =>
+        corruptionVariants(program, { families, count: { min: 1, max: 2, weights }, variants: 1, seed: 0 }),
+      ).toThrow(/count weights for 1-2 must be 2 numbers/);
+    }
+  });
+
   test("says when fewer variants exist than asked for", () => {
     const options = { families: named("comparison_operators"), count: 1, variants: 3, seed: 0 };
     const { variants, reason } = corruptionVariants("x = a < b\n", options);
@@ -380,6 +471,90 @@ describe("registry", () => {
     for (const family of ALL_FAMILIES) expect(family.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
     expect(familyByName("range_step")?.title).toBe("Range Step Modification");
     expect(familyByName("nope")).toBeUndefined();
+  });
+
+  test("knows the optional variants by name, in no group", () => {
+    expect(KNOWN_FAMILIES).toEqual([...ALL_FAMILIES, ...OPTIONAL_IN_DOMAIN_FAMILIES]);
+    expect(familyByName("edge_case_guard_blocks")?.title).toBe("Edge Case Guard Blocks");
+    expect(parseFamilySpec("in-domain,edge_case_guard_blocks").map((f) => f.name)).toEqual([
+      ...IN_DOMAIN_FAMILIES.map((f) => f.name),
+      "edge_case_guard_blocks",
+    ]);
+    expect(parseFamilySpec("all").map((f) => f.name)).not.toContain("edge_case_guard_blocks");
+  });
+
+  test("the paper mix: a weight for each in-domain family, counts for the 1-2 range", () => {
+    expect(Object.keys(PAPER_FAMILY_WEIGHTS).sort()).toEqual(IN_DOMAIN_FAMILIES.map((f) => f.name).sort());
+    // Table 9 lists no conditional inversion and no range step.
+    expect(PAPER_FAMILY_WEIGHTS.conditional_inversion).toBe(0);
+    expect(PAPER_FAMILY_WEIGHTS.range_step).toBe(0);
+    for (const [name, weight] of Object.entries(PAPER_FAMILY_WEIGHTS)) {
+      if (name !== "conditional_inversion" && name !== "range_step") expect(weight, name).toBeGreaterThan(0);
+    }
+    expect(PAPER_COUNT_WEIGHTS[0]).toBeGreaterThan(PAPER_COUNT_WEIGHTS[1]);
+    expect(defaultCorruptionMix(IN_DOMAIN_FAMILIES)).toBe("paper");
+    expect(defaultCorruptionMix(named("comparison_operators"))).toBe("paper");
+    expect(defaultCorruptionMix(OOD_FAMILIES)).toBe("uniform");
+    expect(defaultCorruptionMix(parseFamilySpec("in-domain,edge_case_guard_blocks"))).toBe("uniform");
+    expect(defaultCorruptionMix(ALL_FAMILIES)).toBe("uniform");
+    expect(mixWeights("uniform", OOD_FAMILIES, { min: 1, max: 2 })).toEqual({});
+    expect(mixWeights("paper", IN_DOMAIN_FAMILIES, { min: 1, max: 2 })).toEqual({
+      families: PAPER_FAMILY_WEIGHTS,
+      counts: PAPER_COUNT_WEIGHTS,
+    });
+    expect(mixWeights("paper", IN_DOMAIN_FAMILIES, { min: 1, max: 10 })).toEqual({
+      families: PAPER_FAMILY_WEIGHTS,
+    });
+    expect(() => mixWeights("paper", named("min_max_swap"), { min: 1, max: 2 })).toThrow(
+      /in-domain families only, not for min_max_swap/,
+    );
+    expect(() => mixWeights("paper", named("range_step"), { min: 1, max: 2 })).toThrow(
+      /never draws range_step/,
+    );
+    expect(parseCorruptionMix(" paper ")).toBe("paper");
+    expect(() => parseCorruptionMix("table9")).toThrow(/valid: paper, uniform, blocks/);
+  });
+
+  test("the blocks mix: uniform, with edge_case_guards inserting and removing whole guards", () => {
+    expect(parseCorruptionMix("blocks")).toBe("blocks");
+    expect(mixWeights("blocks", IN_DOMAIN_FAMILIES, { min: 1, max: 2 })).toEqual({});
+    expect(mixWeights("blocks", OOD_FAMILIES, { min: 1, max: 2 })).toEqual({});
+    const swapped = mixFamilies("blocks", IN_DOMAIN_FAMILIES);
+    expect(swapped.map((f) => f.name)).toEqual(IN_DOMAIN_FAMILIES.map((f) => f.name));
+    expect(swapped.filter((f, i) => f !== IN_DOMAIN_FAMILIES[i]).map((f) => f.name)).toEqual([
+      "edge_case_guards",
+    ]);
+    expect(mixFamilies("paper", IN_DOMAIN_FAMILIES)).toEqual([...IN_DOMAIN_FAMILIES]);
+    expect(mixFamilies("uniform", OOD_FAMILIES)).toEqual([...OOD_FAMILIES]);
+
+    const gold = [
+      "def f(items, limit):",
+      "    if not items:",
+      "        return []",
+      "    out = []",
+      "    for item in items:",
+      "        if item > limit or item is None:",
+      "            break",
+      "        out.append(item)",
+      "    return out",
+      "",
+    ].join("\n");
+    const edits = (families: readonly CorruptionFamily[]) =>
+      [...(findSites(gold, families).get("edge_case_guards") ?? [])].map((site) =>
+        tokenLevenshtein(
+          programTokens(gold),
+          programTokens(gold.slice(0, site.start) + site.replacement + gold.slice(site.end)),
+        ),
+      );
+    // Token-level (the default families): every guard edit changes one to three tokens.
+    const tokenLevel = edits(named("edge_case_guards"));
+    expect(tokenLevel.length).toBeGreaterThan(4);
+    expect(Math.max(...tokenLevel)).toBeLessThanOrEqual(3);
+    // Blocks, in source order: a guard added at the top of the function (9 tokens), the first guard
+    // removed (8) or negated (1), the second removed (12; its `or` test has no one-token negation), a
+    // guard added at the top of the loop (7).
+    const blocks = edits(mixFamilies("blocks", named("edge_case_guards")));
+    expect(blocks).toEqual([9, 8, 1, 12, 7]);
   });
 
   test("parses --families", () => {

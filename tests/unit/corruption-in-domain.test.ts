@@ -1,13 +1,17 @@
 /**
- * The 14 in-domain corruption families (SPEC §3): each fires exactly where it should on small hand-written
- * programs (every corrupted program spelled out), stays silent where it should not, makes a small token
- * edit, and is undone exactly by its recorded reversal. Over the 60 shipped seed solutions, no family
- * proposes an edit the engine has to drop (one that does not parse or changes no token).
+ * The 14 in-domain corruption families (SPEC §3) and the optional in-domain variant
+ * `edge_case_guard_blocks`: each fires exactly where it should on small hand-written programs (every
+ * corrupted program spelled out), stays silent where it should not, makes a small token edit, and is
+ * undone exactly by its recorded reversal. Over the 60 shipped seed solutions, no family proposes an
+ * edit the engine has to drop (one that does not parse or changes no token).
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, test } from "vitest";
 import { applyCorruptions, findSites, revertCorruptions } from "../../src/core/corruption/engine.js";
-import { IN_DOMAIN_FAMILIES } from "../../src/core/corruption/in-domain/index.js";
+import {
+  IN_DOMAIN_FAMILIES,
+  OPTIONAL_IN_DOMAIN_FAMILIES,
+} from "../../src/core/corruption/in-domain/index.js";
 import type { AppliedCorruption, CorruptionFamily, CorruptionSite } from "../../src/core/corruption/types.js";
 import { tokenLevenshtein } from "../../src/core/distance.js";
 import { programTokens } from "../../src/core/normalize.js";
@@ -17,8 +21,11 @@ beforeAll(async () => {
   await loadPythonGrammar();
 });
 
+/** The in-domain families and their optional variants. */
+const FAMILIES = [...IN_DOMAIN_FAMILIES, ...OPTIONAL_IN_DOMAIN_FAMILIES];
+
 function family(name: string): CorruptionFamily {
-  const found = IN_DOMAIN_FAMILIES.find((f) => f.name === name);
+  const found = FAMILIES.find((f) => f.name === name);
   if (found === undefined) throw new Error(`no family ${name}`);
   return found;
 }
@@ -48,7 +55,8 @@ const MAX_TOKEN_EDITS: Record<string, number> = {
   sort_order: 4,
   accumulator_initialization: 3,
   arithmetic_operators: 1,
-  edge_case_guards: 9,
+  edge_case_guards: 3,
+  edge_case_guard_blocks: 9,
   list_indexing: 2,
   function_call_substitution: 1,
   copy_removal: 7,
@@ -120,6 +128,51 @@ const FIRES_NUMBERS = "a = 0 + 7 + 0x1F + 1_000 + 2.5 + .5 + 1e-9 + 3j\nb = -1\n
 const FIRES_SLICES = "a = xs[1:n]\nb = xs[:-1]\nc = xs[i + 1:]\nd = xs[::2]\ne = xs[:]\n";
 const FIRES_CONDITIONS =
   "if a and not b:\n    pass\nwhile (c or d):\n    pass\nx = y if z < 1 else w\nys = [v for v in vs if v]\nif(e):\n    pass\n";
+const GUARDS = [
+  "def f(items, n, flag, is_ok, seen, key):",
+  "    if not items:",
+  "        return []",
+  "    if n < 0 or n > len(items):",
+  '        raise ValueError("n")',
+  "    out = []",
+  "    for item in items:",
+  "        if item is None:",
+  "            continue",
+  "        if len(out) == 10 and flag:",
+  "            break",
+  "        out.append(item)",
+  "    if is_ok == False:",
+  "        return out",
+  "    if key not in seen:",
+  "        return None",
+  "    return out",
+  "",
+  "def g(x):",
+  "    if x == 0:",
+  "        return 1",
+  "    elif x < 0:",
+  "        print(x)",
+  "        raise ValueError",
+  "    else:",
+  "        y = x",
+  "    return y",
+  "",
+].join("\n");
+const GUARDS_NESTED = [
+  "def h(k, n, done, ready, a, b):",
+  "    if not (0 <= k <= n):",
+  "        raise ValueError",
+  "    while True:",
+  "        if done or not k:",
+  "            break",
+  "        if k >= -1:",
+  "            return True",
+  "        if(ready): return False",
+  "        if (a or b):",
+  "            return None",
+  "    return False",
+  "",
+].join("\n");
 const FIRES_STEPS = [
   "for i in range(n):",
   "    pass",
@@ -197,6 +250,61 @@ const FIRES: Case[] = [
   },
   {
     family: "edge_case_guards",
+    gold: GUARDS,
+    expected: [
+      ["if not items:", "if items:"],
+      ["n < 0 or", "n < 0 and"],
+      ["n < 0 or", "n <= 0 or"],
+      ["n < 0 or", "n >= 0 or"],
+      ["n < 0 or", "n < 1 or"],
+      ["n > len(items)", "n >= len(items)"],
+      ["n > len(items)", "n <= len(items)"],
+      ["item is None", "item is not None"],
+      ["== 10 and flag", "== 10 or flag"],
+      ["== 10 and flag", "== 10"],
+      ["== 10 and flag", "!= 10 and flag"],
+      ["== 10 and flag", "== 11 and flag"],
+      ["== 10 and flag", "== 9 and flag"],
+      ["== 10 and flag", "== 10 and not flag"],
+      ["x == 0:", "x != 0:"],
+      ["x == 0:", "x == 1:"],
+      ["x < 0:", "x <= 0:"],
+      ["x < 0:", "x >= 0:"],
+      ["x < 0:", "x < 1:"],
+      ["is_ok == False", "is_ok != False"],
+      ["is_ok == False", "is_ok == True"],
+      ["key not in seen", "key in seen"],
+    ].map(([from, to]) => replaceOnce(GUARDS, from as string, to as string)),
+  },
+  {
+    family: "edge_case_guards",
+    gold: GUARDS_NESTED,
+    expected: [
+      ["not (0 <= k <= n)", "(0 <= k <= n)"],
+      ["not (0 <= k <= n)", "not (0 < k <= n)"],
+      ["not (0 <= k <= n)", "not (0 > k <= n)"],
+      ["not (0 <= k <= n)", "not (0 <= k < n)"],
+      ["not (0 <= k <= n)", "not (0 <= k > n)"],
+      ["not (0 <= k <= n)", "not (1 <= k <= n)"],
+      ["done or not k", "done and not k"],
+      ["done or not k", "not k"],
+      ["done or not k", "done"],
+      ["done or not k", "not done or not k"],
+      ["done or not k", "done or k"],
+      ["k >= -1", "k > -1"],
+      ["k >= -1", "k < -1"],
+      ["k >= -1", "k >= -2"],
+      ["if(ready)", "if not (ready)"],
+      ["if (a or b)", "if not (a or b)"],
+      ["if (a or b)", "if (a and b)"],
+      ["if (a or b)", "if (b)"],
+      ["if (a or b)", "if (a)"],
+      ["if (a or b)", "if (not a or b)"],
+      ["if (a or b)", "if (a or not b)"],
+    ].map(([from, to]) => replaceOnce(GUARDS_NESTED, from as string, to as string)),
+  },
+  {
+    family: "edge_case_guard_blocks",
     gold: [
       "def f(items, limit):",
       "    if not items:",
@@ -212,13 +320,11 @@ const FIRES: Case[] = [
     expected: [
       // added at the top of the function
       "def f(items, limit):\n    if not items:\n        return None\n    if not items:\n        return []\n    out = []\n    for item in items:\n        if item > limit:\n            break\n        out.append(item)\n    return out\n",
-      // first guard altered, then removed
-      "def f(items, limit):\n    if items:\n        return []\n    out = []\n    for item in items:\n        if item > limit:\n            break\n        out.append(item)\n    return out\n",
+      // first guard removed
       "def f(items, limit):\n    out = []\n    for item in items:\n        if item > limit:\n            break\n        out.append(item)\n    return out\n",
       // added at the top of the loop
       "def f(items, limit):\n    if not items:\n        return []\n    out = []\n    for item in items:\n        if not item:\n            continue\n        if item > limit:\n            break\n        out.append(item)\n    return out\n",
-      // second guard altered, then removed
-      "def f(items, limit):\n    if not items:\n        return []\n    out = []\n    for item in items:\n        if item <= limit:\n            break\n        out.append(item)\n    return out\n",
+      // second guard removed
       "def f(items, limit):\n    if not items:\n        return []\n    out = []\n    for item in items:\n        out.append(item)\n    return out\n",
     ],
   },
@@ -352,6 +458,27 @@ const SILENT: Case[] = [
   { family: "arithmetic_operators", gold: '"a + b"  # a + b\nx = -a\ny = a % b ** c\n', expected: [] },
   {
     family: "edge_case_guards",
+    gold: [
+      "def g(xs):",
+      "    if x < 1:",
+      "        y = 1",
+      "    if z:",
+      "        a = 1",
+      "        b = 2",
+      "        return a + b",
+      "    if m := f(xs):",
+      "        return m",
+      '    if "x" if a else b:',
+      "        raise ValueError",
+      "    while n < 3:",
+      "        break",
+      "    return [v for v in xs if v > 0]",
+      "",
+    ].join("\n"),
+    expected: [],
+  },
+  {
+    family: "edge_case_guard_blocks",
     gold: "def g():\n    if x:\n        y = 1\n    if z:\n        return 1\n    else:\n        return 2\ndef h(x): return x\nfor _ in xs:\n    pass\n",
     expected: [],
   },
@@ -394,8 +521,9 @@ test("the in-domain families are the 14 of SPEC §3, in order", () => {
     "conditional_inversion",
     "range_step",
   ]);
-  expect(IN_DOMAIN_FAMILIES.every((f) => f.domain === "in-domain")).toBe(true);
-  expect(Object.keys(MAX_TOKEN_EDITS).sort()).toEqual(IN_DOMAIN_FAMILIES.map((f) => f.name).sort());
+  expect(FAMILIES.every((f) => f.domain === "in-domain")).toBe(true);
+  expect(OPTIONAL_IN_DOMAIN_FAMILIES.map((f) => f.name)).toEqual(["edge_case_guard_blocks"]);
+  expect(Object.keys(MAX_TOKEN_EDITS).sort()).toEqual(FAMILIES.map((f) => f.name).sort());
 });
 
 describe.each(FIRES)("$family fires", ({ family: name, gold, expected }) => {
@@ -440,11 +568,11 @@ describe("over the 60 seed solutions", () => {
     expect(solutions).toHaveLength(60);
     const fires = new Map<string, number>();
     for (const { problem_id, solution } of solutions) {
-      const usable = findSites(solution, IN_DOMAIN_FAMILIES);
+      const usable = findSites(solution, FAMILIES);
       const tree = pythonParser().parse(solution);
       if (tree === null) throw new Error("no tree");
       try {
-        for (const f of IN_DOMAIN_FAMILIES) {
+        for (const f of FAMILIES) {
           const raw = new Set(
             f.findSites(tree.rootNode, solution).map((s) => `${s.start}:${s.end}:${s.replacement}`),
           );
@@ -461,6 +589,6 @@ describe("over the 60 seed solutions", () => {
       }
     }
     // Every family finds something in the seed set (the counts are in the engine's report).
-    for (const f of IN_DOMAIN_FAMILIES) expect(fires.get(f.name) ?? 0, f.name).toBeGreaterThan(0);
+    for (const f of FAMILIES) expect(fires.get(f.name) ?? 0, f.name).toBeGreaterThan(0);
   });
 });

@@ -8,7 +8,10 @@
  * how often they apply. We read it as: draw a *family* first, then a place within it. So each corruption
  * is drawn in two steps — a family uniformly among the requested families that still have a usable site,
  * then a site uniformly among that family's usable sites — which keeps rare but applicable families
- * (sort order, copy removal) from drowning under the ubiquitous ones (numeric constants). A site is
+ * (sort order, copy removal) from drowning under the ubiquitous ones (numeric constants). With `weights`
+ * the family is drawn with probability proportional to its weight among those with a usable site instead,
+ * and a family of weight 0 is never drawn (the registry's paper mix reproduces the paper's Table 9 this
+ * way); the site is still uniform within the family. A site is
  * usable when it does not overlap or abut any site already chosen and, once chosen, still leaves enough
  * mutually disjoint sites for the corruptions left to draw (checked exactly: sites are intervals, and the
  * greedy earliest-end pick finds a largest disjoint set), so a draw never runs into a dead end.
@@ -39,14 +42,26 @@ export function findSites(
   return collectSites(gold, families).sites;
 }
 
-/** How many corruptions to apply: exactly `count`, or uniformly between `min` and `max` (inclusive). */
-export type CorruptionCount = number | { min: number; max: number };
+/**
+ * How many corruptions to apply: exactly `count`, or between `min` and `max` (inclusive): uniformly, or in
+ * proportion to `weights`, one weight (finite, ≥ 0, not all 0) per count from `min` to `max`.
+ */
+export type CorruptionCount = number | { min: number; max: number; weights?: readonly number[] };
+
+/**
+ * Relative weight of each family in the family draw (see the module comment), by family name: every
+ * requested family needs a finite weight ≥ 0, and 0 means it is never drawn. Without weights the draw is
+ * uniform.
+ */
+export type FamilyWeights = Readonly<Record<string, number>>;
 
 export type CorruptOptions = {
   families: readonly CorruptionFamily[];
   /** How many corruptions, at least 1. */
   count: number;
   seed: number | string;
+  /** Family weights; uniform when absent. */
+  weights?: FamilyWeights;
   /**
    * `findSites(gold, families)` computed once, to draw many corruptions of one program without finding
    * its sites again (the expensive part: every site is checked by parsing). Must come from the same gold.
@@ -59,13 +74,16 @@ export type CorruptOptions = {
  * that the result parses and differs from `gold` in tokens, and records each corruption at its place in
  * `gold` (the `applied` list is in source order). `{ ok: false }` says why when it cannot be done: no
  * family applies, fewer disjoint sites than `count`, or no draw gave a program that parses.
- * Throws `PySyntaxError` when `gold` does not parse, and `RangeError` for a `count` below 1.
+ * Throws `PySyntaxError` when `gold` does not parse, and `RangeError` for a `count` below 1 or a requested
+ * family without a weight ≥ 0 in `weights`.
  */
 export function corruptProgram(gold: string, options: CorruptOptions): CorruptionResult {
   checkCount(options.count);
-  const { tokens, sites } = sitesOf(gold, options);
+  const found = sitesOf(gold, options);
+  const { sites, draw } = weighted(found.sites, options.weights);
+  const tokens = found.tokens;
   const random = seededRandom(options.seed);
-  return drawCorruption(gold, tokens, sites, options.count, random).result;
+  return drawCorruption(gold, tokens, sites, options.count, random, draw).result;
 }
 
 export type VariantsOptions = {
@@ -74,6 +92,8 @@ export type VariantsOptions = {
   /** How many distinct corrupted programs are wanted. */
   variants: number;
   seed: number | string;
+  /** Family weights; uniform when absent. */
+  weights?: FamilyWeights;
   /** How many draws to try before giving up on finding more distinct variants; default 8 × `variants`. */
   maxDraws?: number;
   /** As in {@link CorruptOptions}: the program's sites, found once. */
@@ -84,23 +104,33 @@ export type CorruptionVariant = { program: string; applied: AppliedCorruption[] 
 
 /**
  * Up to `variants` corrupted versions of `gold` whose normalized programs all differ, drawn from one
- * seeded stream (deterministic). With a count range, each draw picks its count uniformly between `min`
- * and the smaller of `max` and the most disjoint sites the program has. `reason` is null when all the
- * variants were found, else says why fewer were (e.g. "only 2 distinct variants in 16 draws").
+ * seeded stream (deterministic). With a count range, each draw picks its count between `min` and the
+ * smaller of `max` and the most disjoint sites the program has: uniformly, or by the range's `weights`
+ * restricted to those counts (the smallest count when none of them has a weight above 0). `reason` is
+ * null when all the variants were found, else says why fewer were (e.g. "only 2 distinct variants in 16
+ * draws").
  * Throws like {@link corruptProgram}.
  */
 export function corruptionVariants(
   gold: string,
   options: VariantsOptions,
 ): { variants: CorruptionVariant[]; reason: string | null } {
-  const range =
+  const range: { min: number; max: number; weights?: readonly number[] } =
     typeof options.count === "number" ? { min: options.count, max: options.count } : options.count;
   checkCount(range.min);
   if (range.max < range.min) throw new RangeError(`count range ${range.min}-${range.max} is empty`);
-  const { tokens, sites } = sitesOf(gold, options);
+  checkCountWeights(range);
+  const found = sitesOf(gold, options);
+  const { sites, draw } = weighted(found.sites, options.weights);
+  const tokens = found.tokens;
   const random = seededRandom(options.seed);
   const most = mostDisjoint(candidatesOf(sites));
   const top = Math.min(range.max, Math.max(most, range.min));
+  const counts = Array.from({ length: top - range.min + 1 }, (_, index) => index);
+  // Counts above `top` cannot be drawn; the weights of the others keep their proportions.
+  const countWeights = range.weights === undefined ? null : counts.map((i) => range.weights?.[i] ?? 0);
+  const drawableCounts =
+    countWeights === null ? counts : counts.filter((index) => (countWeights[index] ?? 0) > 0);
   const maxDraws = options.maxDraws ?? 8 * options.variants;
   const variants: CorruptionVariant[] = [];
   const seen = new Set<string>();
@@ -108,8 +138,9 @@ export function corruptionVariants(
   let draws = 0;
   while (variants.length < options.variants && draws < maxDraws) {
     draws += 1;
-    const count = range.min + Math.floor(random() * (top - range.min + 1));
-    const { result, normalized, hopeless } = drawCorruption(gold, tokens, sites, count, random);
+    const count =
+      range.min + (drawableCounts.length === 0 ? 0 : pickIndex(drawableCounts, countWeights, random));
+    const { result, normalized, hopeless } = drawCorruption(gold, tokens, sites, count, random, draw);
     if (!result.ok) {
       lastFailure = result.reason;
       // Nothing random made this fail (no site, too few sites): more draws cannot help.
@@ -253,6 +284,58 @@ function applyEdits(source: string, edits: readonly CorruptionSite[]): string {
 
 type Candidate = { family: string; site: CorruptionSite };
 
+/** The drawable family names in order, with their weights (null: uniform), and those of weight 0. */
+type FamilyDraw = {
+  families: readonly string[];
+  weights: readonly number[] | null;
+  excluded: readonly string[];
+};
+
+/**
+ * The sites the draw may use and how families are drawn: all requested families uniformly without
+ * `weights`, else the families of weight > 0 with their weights (the sites of weight-0 families are left
+ * out, so they count neither as sites to draw nor for the disjoint-site feasibility checks).
+ * Throws `RangeError` for a requested family without a finite weight ≥ 0.
+ */
+function weighted(
+  sites: FamilySites,
+  weights: FamilyWeights | undefined,
+): { sites: FamilySites; draw: FamilyDraw } {
+  if (weights === undefined) {
+    return { sites, draw: { families: [...sites.keys()], weights: null, excluded: [] } };
+  }
+  const kept = new Map<string, readonly CorruptionSite[]>();
+  const familyWeights: number[] = [];
+  const excluded: string[] = [];
+  for (const [family, list] of sites) {
+    const weight = Object.hasOwn(weights, family) ? weights[family] : undefined;
+    if (weight === undefined || !Number.isFinite(weight) || weight < 0) {
+      throw new RangeError(`corruption family ${family} needs a weight ≥ 0, got ${String(weight)}`);
+    }
+    if (weight === 0) {
+      excluded.push(family);
+      continue;
+    }
+    kept.set(family, list);
+    familyWeights.push(weight);
+  }
+  return { sites: kept, draw: { families: [...kept.keys()], weights: familyWeights, excluded } };
+}
+
+function checkCountWeights(range: { min: number; max: number; weights?: readonly number[] }): void {
+  const weights = range.weights;
+  if (weights === undefined) return;
+  if (
+    weights.length !== range.max - range.min + 1 ||
+    !weights.every((w) => Number.isFinite(w) && w >= 0) ||
+    !weights.some((w) => w > 0)
+  ) {
+    throw new RangeError(
+      `count weights for ${range.min}-${range.max} must be ${range.max - range.min + 1} numbers ≥ 0, not all 0`,
+    );
+  }
+}
+
 function candidatesOf(sites: FamilySites): Candidate[] {
   return [...sites].flatMap(([family, list]) => list.map((site) => ({ family, site })));
 }
@@ -293,12 +376,17 @@ function drawCorruption(
   sites: FamilySites,
   count: number,
   random: () => number,
+  draw: FamilyDraw,
 ): { result: CorruptionResult; normalized: string | null; hopeless: boolean } {
   const candidates = candidatesOf(sites);
   if (candidates.length === 0) {
     const names = [...sites.keys()];
     const reason =
-      names.length === 0 ? "no corruption families requested" : `no site for any of: ${names.join(", ")}`;
+      names.length > 0
+        ? `no site for any of: ${names.join(", ")}`
+        : draw.excluded.length > 0
+          ? `every requested family has weight 0: ${draw.excluded.join(", ")}`
+          : "no corruption families requested";
     return { result: { ok: false, reason }, normalized: null, hopeless: true };
   }
   const most = mostDisjoint(candidates);
@@ -307,7 +395,7 @@ function drawCorruption(
     return { result: { ok: false, reason }, normalized: null, hopeless: true };
   }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const chosen = chooseSites(candidates, [...sites.keys()], count, random);
+    const chosen = chooseSites(candidates, draw, count, random);
     const program = applyEdits(
       gold,
       chosen.map((c) => c.site),
@@ -323,13 +411,13 @@ function drawCorruption(
 }
 
 /**
- * Draws `count` mutually disjoint candidates: each time a family uniformly among those with a usable
- * candidate, then one of its usable candidates uniformly (see the module comment). The caller has checked
- * that `count` disjoint candidates exist, so every step has a usable one.
+ * Draws `count` mutually disjoint candidates: each time a family among those with a usable candidate
+ * (uniformly, or in proportion to its weight), then one of its usable candidates uniformly (see the module
+ * comment). The caller has checked that `count` disjoint candidates exist, so every step has a usable one.
  */
 function chooseSites(
   all: readonly Candidate[],
-  families: readonly string[],
+  draw: FamilyDraw,
   count: number,
   random: () => number,
 ): Candidate[] {
@@ -345,8 +433,10 @@ function chooseSites(
               mostDisjoint(remaining.filter((other) => !conflicts(other.site, candidate.site))) >=
               stillNeeded,
           );
-    const familiesWithSites = families.filter((family) => usable.some((c) => c.family === family));
-    const family = familiesWithSites[Math.floor(random() * familiesWithSites.length)];
+    const withSites = draw.families.flatMap((family, index) =>
+      usable.some((c) => c.family === family) ? [index] : [],
+    );
+    const family = draw.families[pickIndex(withSites, draw.weights, random)];
     const inFamily = usable.filter((c) => c.family === family);
     const pick = inFamily[Math.floor(random() * inFamily.length)];
     if (pick === undefined)
@@ -355,6 +445,27 @@ function chooseSites(
     remaining = remaining.filter((other) => !conflicts(other.site, pick.site));
   }
   return chosen;
+}
+
+/**
+ * One of `indices` (indices into the family list): uniformly without weights, as the engine always did
+ * (so unweighted builds draw what they drew before weights existed); else with probability proportional
+ * to `weights[index]`, by walking the cumulative weights.
+ */
+function pickIndex(
+  indices: readonly number[],
+  weights: readonly number[] | null,
+  random: () => number,
+): number {
+  if (weights === null) return indices[Math.floor(random() * indices.length)] ?? -1;
+  const total = indices.reduce((sum, index) => sum + (weights[index] ?? 0), 0);
+  let point = random() * total;
+  for (const index of indices) {
+    point -= weights[index] ?? 0;
+    if (point < 0) return index;
+  }
+  // Rounding can leave `point` a hair above the last cumulative weight.
+  return indices[indices.length - 1] ?? -1;
 }
 
 function recordOf(gold: string, { family, site }: Candidate): AppliedCorruption {

@@ -5,6 +5,7 @@ import { booleanConstants } from "./boolean-constants.js";
 import { comparisonOperators } from "./comparison-operators.js";
 import { conditionalInversion } from "./conditional-inversion.js";
 import { copyRemoval } from "./copy-removal.js";
+import { edgeCaseGuardBlocks } from "./edge-case-guard-blocks.js";
 import { edgeCaseGuards } from "./edge-case-guards.js";
 import { functionCallSubstitution } from "./function-call-substitution.js";
 import { listIndexing } from "./list-indexing.js";
@@ -31,3 +32,9 @@ export const IN_DOMAIN_FAMILIES: readonly CorruptionFamily[] = [
   conditionalInversion,
   rangeStep,
 ];
+
+/**
+ * In-domain families outside the `in-domain` group, selected by name with `--families`: variants that
+ * make larger edits than the paper's benchmark has (see each module).
+ */
+export const OPTIONAL_IN_DOMAIN_FAMILIES: readonly CorruptionFamily[] = [edgeCaseGuardBlocks];
