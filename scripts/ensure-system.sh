@@ -40,6 +40,19 @@ if ! command -v openssl >/dev/null 2>&1; then
   need_root_or_explain "openssl (the TLS tests make a self-signed certificate)" "openssl"
 fi
 
+# tests/eval/report-page.test.ts loads the HTML page of `minedit eval` in a real headless browser to check
+# that it opens offline without console errors and shows its charts: Debian's chromium (nothing is
+# downloaded at test time; the test starts it with a fresh profile and the network features off).
+if ! command -v chromium >/dev/null 2>&1; then
+  need_root_or_explain "chromium (the eval report page test loads the HTML report headless)" "chromium"
+fi
+
+# The queue tests (tests/queue/) start their own redis-server for BullMQ, the queue `serve --queue` and
+# `minedit worker` share (docs/deploy.md); .ci/run also starts one when none is running.
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+  need_root_or_explain "redis-server and redis-cli (the queue tests run a real Redis)" "redis-server"
+fi
+
 python_is_311() { "$1" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null; }
 
 if ! python_is_311 /usr/bin/python3; then
@@ -62,6 +75,17 @@ fi
 # numpy object arrays, and reads verl's trainer configs (YAML fixtures): numpy and PyYAML for /usr/bin/python3.
 if ! /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
   need_root_or_explain "numpy and PyYAML for /usr/bin/python3 (the verl contract tests)" "python3-numpy python3-yaml"
+fi
+
+# benchmarks/metrics and benchmarks/score compare minedit with the over-editing paper's own pipeline, which
+# uses the C Levenshtein package: Debian's python3-levenshtein, for /usr/bin/python3. Only the benchmarks
+# need it, so without root this is a note, not a failure.
+if ! /usr/bin/python3 -c 'import Levenshtein' 2>/dev/null; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    need_root_or_explain "the C Levenshtein package for /usr/bin/python3 (the benchmarks' paper baseline)" "python3-levenshtein"
+  else
+    echo "minedit setup: note: npm run bench needs python3-levenshtein (sudo apt-get install -y python3-levenshtein)" >&2
+  fi
 fi
 
 if ! command -v protoc >/dev/null 2>&1 || ! command -v grpc_python_plugin >/dev/null 2>&1; then
@@ -104,3 +128,32 @@ oracle_stdlib="$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdl
 if [ "$oracle_stdlib" = /usr/lib/python3.11 ] && [ ! -e /usr/lib/python3.11/test/test_grammar.py ]; then
   need_root_or_explain "CPython's test package for /usr/lib/python3.11 (the stdlib differential test's corpus)" "libpython3.11-testsuite"
 fi
+
+# Task runtimes (src/sandbox/runtimes.ts): the Python libraries a task's tests may import in the sandbox.
+# The tests use the bigcodebench runtime (tests/sandbox/runtimes.test.ts, the BigCodeBench tasks). Its
+# Debian packages are read from sandbox/runtimes.json, the list `minedit setup --runtime` installs too.
+runtime_packages() {
+  node -e 'const r = JSON.parse(require("fs").readFileSync("sandbox/runtimes.json", "utf8")).runtimes[process.argv[1]];
+if (r === undefined) process.exit(1);
+console.log(Object.keys(r.packages).join(" "));' "$1"
+}
+ensure_runtime() {
+  # $1: the runtime's name
+  local packages missing="" p
+  packages="$(runtime_packages "$1")"
+  if command -v dpkg-query >/dev/null 2>&1; then
+    for p in $packages; do
+      dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing="$missing $p"
+    done
+  fi
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "minedit setup: installing the $1 runtime's packages:$missing" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    echo "minedit setup: the $1 task runtime is missing. Install it, e.g.: sudo apt-get install -y --no-install-recommends$missing" >&2
+    exit 1
+  fi
+}
+ensure_runtime bigcodebench

@@ -4,7 +4,9 @@
     python3 -s -c "import baseline; baseline.score_one()"   (cwd = this directory, input JSON on stdin)
 
         The timed baseline: ONE fresh interpreter scores ONE rollout, as a plain Python reward function that
-        shells out per rollout would. Input: {"completion", "corrupted", "d_gold", "tests", "entry_point"}.
+        shells out per rollout would. Input: {"completion", "corrupted", "d_gold", "tests", "entry_point",
+        "cpu_ms"?} (the server's CPU-time limit, set as RLIMIT_CPU before the tests run; bigcodebench.mjs
+        also applies the server's wall backstop).
         It extracts the program (the rule of src/core/extract-program.ts, via ../metrics/reference.py),
         computes norm + tokens of M and C and d(M, C) (ast.unparse + tokenize + pure-Python Levenshtein,
         the reference pipeline of the metrics benchmark), runs the task's tests in this same interpreter
@@ -174,6 +176,15 @@ def score_one():
             d_model = distance(model_tokens, tokens_of(request["corrupted"]))
             result["d_model"] = d_model
             tests = request["tests"]
+            if request.get("cpu_ms"):
+                # The server's CPU-time limit, for the tests only (this interpreter's start-up and imports
+                # are not charged, as the fork server's preload is not): whole seconds, RLIMIT_CPU's unit.
+                import math
+                import resource
+
+                usage = resource.getrusage(resource.RUSAGE_SELF)
+                soft = math.ceil(usage.ru_utime + usage.ru_stime + request["cpu_ms"] / 1000.0)
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
             # The candidate's own prints must not reach the result line.
             sys.stdout = io.StringIO()
             try:

@@ -5,6 +5,7 @@
  * parallelism, in the same run. Also reports the server's step latency and its idle memory.
  *
  * Run with `npm run bench:e2e` (builds first). It imports the BUILT code from dist/ and runs the built CLI.
+ * `node benchmarks/e2e/run.mjs --bigcodebench` runs the BigCodeBench step instead (bigcodebench.mjs).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -44,6 +45,11 @@ if (missing.length > 0) {
     `dist/ is missing ${missing.join(", ")}.\nBuild first: \`npx tsc -p tsconfig.json\` (\`npm run bench:e2e\` builds for you).`,
   );
   process.exit(1);
+}
+if (process.argv.includes("--bigcodebench")) {
+  // The BigCodeBench step (bigcodebench.mjs: the bigcodebench runtime, CPU limits, several concurrencies).
+  await import("./bigcodebench.mjs");
+  process.exit(process.exitCode ?? 0);
 }
 const load = (file) => import(pathToFileURL(join(DIST, file)).href);
 const { parseConfig } = await load("config.js");

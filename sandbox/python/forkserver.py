@@ -7,8 +7,10 @@ needs, and then serves one execution at a time by fork(): the child becomes `pyt
 sandbox to the state of a fresh one.
 
 Usage, inside a bwrap sandbox only (it refuses to run unless it is pid 2 of a pid namespace whose init
-is bwrap):  python3 -s -c <this source> MODULES OUT_FD ERR_FD
-    MODULES  comma-separated modules to import up front.
+is bwrap):  python3 -s -c <this source> SETTINGS OUT_FD ERR_FD
+    SETTINGS  JSON {"preload": [...], "runtime": [...], "dirs": [...]}: the harness's modules and the task
+             runtime's (src/sandbox/runtimes.ts), imported up front in that order, and the directories
+             (relative to /tmp) every run of the runtime finds empty in its scratch.
     OUT_FD, ERR_FD  pipes to the server: every program's stdout and stderr, written there directly by
              the program (not relayed: a program that kills this process cannot take back what it wrote,
              e.g. the harness's `ready` record, which decides between a failure and an infrastructure error).
@@ -18,13 +20,16 @@ Control channel: requests on fd 0, replies on fd 1, both moved to private fds at
 point at /dev/null, so nothing reaches the channel by accident). A frame is 1 byte kind, 4 bytes
 big-endian length, payload.
   in:   Q  run: 4-byte header length, JSON header {"files": [[path, size], ...], "argv": [...],
-           "stdin": size, "limits": {"wall_ms", "memory", "nproc", "fsize"}}, then the files' bytes and
-           the stdin bytes in that order.
+           "stdin": size, "limits": {"wall_ms", "memory", "nproc", "fsize", "cpu_ms"?}}, then the files'
+           bytes and the stdin bytes in that order.
         K  (empty) stop the running program: it wrote more than the server keeps. Ignored between runs
            (it may cross the end of its run).
-  out:  R  ready {"pid", "python"}, once, after the imports
+  out:  R  ready {"pid", "python", "rss", "vm", "credit", "preload_ms"}, once, after the imports: resident
+           and virtual size in bytes, the address space the runtime's modules take (see the limits below)
+           and how long importing them took
         S  started {"pid"}: the child exists; candidate code may run from now on
-        X  end {"exit", "signal", "timed_out", "wall_ms", "clean", "problem", "marker"}, after the clean-up
+        X  end {"exit", "signal", "timed_out", "cpu_exceeded", "wall_ms", "cpu_ms", "clean", "problem",
+           "marker"}, after the clean-up
 Each Q is answered by S then X. Before X, once every process of the run is gone, 32 random bytes (hex in
 "marker") are written to OUT_FD and ERR_FD: the server has all of a run's output when each stream ends
 with them, and no program can forge them (they are drawn after it died). With "clean": false the
@@ -36,8 +41,9 @@ What makes each execution see what a fresh sandbox would:
   child ends or is killed, kill(-1, SIGKILL) (which in a pid namespace reaches every process but this one
   and init) is repeated and every orphan reaped until this process has no child left.
 - Files: /tmp (the scratch, cwd, HOME, and sys.path[0]) and /dev/shm are emptied, permissions restored
-  first so a chmod 000 directory cannot keep its contents; SysV IPC objects are removed; POSIX message
-  queues cannot be created at all (RLIMIT_MSGQUEUE 0), since they cannot be listed to remove.
+  first so a chmod 000 directory cannot keep its contents, and the runtime's directories made again
+  (also once after the imports, which may have written there); SysV IPC objects are removed; POSIX
+  message queues cannot be created at all (RLIMIT_MSGQUEUE 0), since they cannot be listed to remove.
 - This process is non-dumpable (prctl PR_SET_DUMPABLE 0): a child of the same uid can neither ptrace it
   nor open its memory or fds through /proc. A child can still kill or stop it; the Node side never trusts
   this process for the wall limit: it kills the whole sandbox at the deadline and starts a new one.
@@ -46,7 +52,25 @@ What makes each execution see what a fresh sandbox would:
   /tmp, the request's limits as hard rlimits (as `prlimit` sets them for a fresh sandbox; RLIMIT_NPROC
   one higher, as this process counts against it), dumpable again (as a fresh process), and the state a
   fresh `python3 -s` has, except that the modules imported here are already in sys.modules (random
-  reseeds itself after fork; the hash seed is fixed by the environment anyway).
+  reseeds itself after fork, numpy's global generator is reseeded here as a fresh import seeds it; the
+  hash seed is fixed by the environment anyway), and the environment variables the imports set are
+  undone. Whatever a run changes in a preloaded module (options, monkeypatches, rcParams, open figures,
+  sys.modules) is in its own copy of memory and dies with it. What the imports themselves leave — their
+  warnings filters, import hooks (six, pkg_resources) — is what a fresh interpreter has once it imports
+  them.
+- Memory: the address-space limit is the request's plus what the runtime's preloaded modules occupy
+  here ("credit"): those pages are inherited, not the program's, so preloading never makes a program hit
+  the limit before a fresh interpreter that imports the same modules would.
+- CPU time (`cpu_ms`, optional): the run's user + system time, every process of it counted, is the time
+  limit; `wall_ms` is then only a backstop for programs that sleep or wait. While the run lasts, this
+  process adds up the CPU of the run's live processes (/proc/PID/stat, with their reaped children's) and
+  of the ones it reaped itself (getrusage(RUSAGE_CHILDREN) since the run began), and kills the run once
+  the sum passes the limit ("cpu_exceeded", "timed_out"); it checks again no later than the limit could
+  be reached by two busy threads (at least every 10 ms, at most every 250 ms). The child also gets an
+  RLIMIT_CPU a second or two above the limit, in case this process is stopped. "cpu_ms" is what the run
+  used, from getrusage once every process of it is reaped: it does not depend on how busy the machine is.
+- Threads: fork() copies only the calling thread, so a preload that leaves a thread running is refused
+  (the sandbox then does not start, and the server says why).
 """
 
 import sys
@@ -86,17 +110,44 @@ def _serve():
     os.remove("/tmp/harness.py")
     run_as_main = harness["_run_as_main"]
     write_some = harness["_write_some"]
+    settings = json.loads(sys.argv[1])
     data_out = int(sys.argv[2])
     data_err = int(sys.argv[3])
-    for name in sys.argv[1].split(","):
-        if name:
-            __import__(name)
+    scratch_dirs = ["/tmp/" + d for d in settings["dirs"]]
+    for path in scratch_dirs:
+        os.makedirs(path, exist_ok=True)
+
+    def memory():
+        """(resident, virtual) size of this process in bytes."""
+        with open("/proc/self/statm") as f:
+            virtual, resident = f.read().split()[:2]
+        page = os.sysconf("SC_PAGE_SIZE")
+        return int(resident) * page, int(virtual) * page
+
+    for name in settings["preload"]:
+        __import__(name)
+    before_runtime = memory()[1]
+    environment = dict(os.environ)
+    preload_started = time.monotonic()
+    for name in settings["runtime"]:
+        __import__(name)
+    preload_ms = (time.monotonic() - preload_started) * 1000.0
+    if dict(os.environ) != environment:
+        # A run's environment is the sandbox's, as in a fresh interpreter (scikit-learn sets KMP_* for
+        # Intel's OpenMP at import; Debian's builds use GNU's).
+        os.environ.clear()
+        os.environ.update(environment)
+    credit = max(0, memory()[1] - before_runtime)
+    if len(os.listdir("/proc/self/task")) != 1:
+        fatal("preloading left threads running; fork() would copy only one of them")
+    numpy = sys.modules.get("numpy")
     # Everything imported so far is shared by every run: keep the collector away from it, so a run's
     # collections (the program's own, or gc.collect()) do not walk the preloaded modules, and the forked
     # pages stay shared (the prefork idiom gc.freeze() exists for).
     import gc
 
     gc.freeze()
+    rss, vm = memory()
 
     # Orphans of a run are reparented here: reap them as they die (SIGCHLD wakes the poll loop), as the
     # init of a fresh sandbox would, so a killed leftover does not linger as a zombie in /proc.
@@ -222,6 +273,8 @@ def _serve():
             for top in ("/tmp", "/dev/shm"):
                 if not empty_directory(top):
                     return top + " could not be emptied"
+            for path in scratch_dirs:
+                os.makedirs(path)
             if not remove_ipc():
                 return "SysV IPC objects could not be removed"
             os.chdir("/tmp")
@@ -240,14 +293,41 @@ def _serve():
             with open("/tmp/" + path, "wb") as f:
                 f.write(data)
 
+    clock_tick = float(os.sysconf("SC_CLK_TCK"))
+    me = os.getpid()
+
+    def reaped_cpu():
+        """CPU seconds of every child this process has reaped (and of what they reaped)."""
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    def live_cpu():
+        """CPU seconds of the live processes of the sandbox (this one and init excepted), each with its
+        reaped children's."""
+        total = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or name == "1" or int(name) == me:
+                continue
+            try:
+                with open("/proc/" + name + "/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # ended meanwhile: reaped_cpu() has it once this process reaps it
+            total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+        return total / clock_tick
+
     def run_one(header, files, stdin):
         started = monotonic()
         deadline = started + header["limits"]["wall_ms"] / 1000.0
+        cpu_limit = header["limits"].get("cpu_ms")
+        cpu_limit = None if cpu_limit is None else cpu_limit / 1000.0
+        cpu_before = reaped_cpu()
+        cpu_exceeded = False
         write_files(files)
         in_r, in_w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _become_child(header, in_r, data_out, data_err, run_as_main, libc)
+            _become_child(header, in_r, data_out, data_err, run_as_main, libc, credit, numpy)
         os.close(in_r)
         send_json(b"S", {"pid": pid})
         os.set_blocking(in_w, False)
@@ -267,6 +347,12 @@ def _serve():
             if remaining <= 0:
                 timed_out = True
                 break
+            if cpu_limit is not None:
+                used = reaped_cpu() - cpu_before + live_cpu()
+                if used > cpu_limit:
+                    timed_out = cpu_exceeded = True
+                    break
+                remaining = min(remaining, max(0.01, min(0.25, (cpu_limit - used) / 2)))
             for fd, _event in poller.poll(max(1, int(remaining * 1000.0 + 0.999))):
                 if fd == in_w:
                     pending = write_some(os, in_w, pending)
@@ -301,7 +387,12 @@ def _serve():
             exit_code = os.WEXITSTATUS(status)
         if timed_out or stopped:
             exit_code, signal = None, 9
+        # Every process of the run is reaped (clean_up kills and reaps what is left): all its CPU is here.
         problem = clean_up()
+        cpu_ms = (reaped_cpu() - cpu_before) * 1000.0
+        if cpu_limit is not None and signal == 24:  # SIGXCPU: the RLIMIT_CPU backstop fired
+            timed_out = cpu_exceeded = True
+            exit_code, signal = None, 9
         # Every writer of the output pipes is dead: a marker no program could know ends each stream.
         marker = os.urandom(32)
         for fd in (data_out, data_err):
@@ -314,7 +405,9 @@ def _serve():
                 "exit": exit_code,
                 "signal": signal,
                 "timed_out": timed_out,
+                "cpu_exceeded": cpu_exceeded,
                 "wall_ms": wall_ms,
+                "cpu_ms": cpu_ms,
                 "clean": problem == "",
                 "problem": problem,
                 "marker": marker.hex(),
@@ -322,8 +415,21 @@ def _serve():
         )
         return problem == ""
 
-    os.chdir("/tmp")
-    send_json(b"R", {"pid": os.getpid(), "python": sys.version.split()[0]})
+    # The imports ran with /tmp as cwd and may have written there (a font cache): start as every run does.
+    problem = clean_up()
+    if problem:
+        fatal("the sandbox could not be cleaned after the imports: " + problem)
+    send_json(
+        b"R",
+        {
+            "pid": os.getpid(),
+            "python": sys.version.split()[0],
+            "rss": rss,
+            "vm": vm,
+            "credit": credit,
+            "preload_ms": preload_ms,
+        },
+    )
     while True:
         kind = read_exact(1)
         payload = read_exact(int.from_bytes(read_exact(4), "big"))
@@ -344,10 +450,12 @@ def _serve():
             os._exit(0)
 
 
-def _become_child(header, in_r, out_w, err_w, run_as_main, libc):
+def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy):
     """In the forked child: take the request's stdio, limits and a session of its own, then run its argv as
     `python3 -s` would. Never returns; exit status 125 when the set-up itself fails (before candidate code:
-    the harness then never reports `ready`, which the runner scores as an infrastructure error)."""
+    the harness then never reports `ready`, which the runner scores as an infrastructure error). `credit`:
+    bytes of address space the preloaded runtime occupies, added to the memory limit; `numpy`: the
+    preloaded numpy, or None."""
     import os
     import resource
 
@@ -365,8 +473,12 @@ def _become_child(header, in_r, out_w, err_w, run_as_main, libc):
         os.closerange(3, 1 << 20)
         os.chdir("/tmp")
         limits = header["limits"]
+        if numpy is not None:
+            # As a fresh import does: the legacy global generator seeded from the OS (else every run
+            # forked from this server would draw the same numbers).
+            numpy.random.seed()
         for which, value in (
-            (resource.RLIMIT_AS, limits["memory"]),
+            (resource.RLIMIT_AS, limits["memory"] + credit),
             (resource.RLIMIT_NPROC, limits["nproc"] + 1),
             (resource.RLIMIT_FSIZE, limits["fsize"]),
             (resource.RLIMIT_CORE, 0),
@@ -377,6 +489,14 @@ def _become_child(header, in_r, out_w, err_w, run_as_main, libc):
             if hard != resource.RLIM_INFINITY:
                 value = min(value, hard)
             resource.setrlimit(which, (value, value))
+        if limits.get("cpu_ms") is not None:
+            # Whole seconds, a backstop only (SIGXCPU, then SIGKILL a second later): the fork server
+            # measures and enforces the limit itself.
+            seconds = -(-limits["cpu_ms"] // 1000) + 1
+            hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+            if hard != resource.RLIM_INFINITY:
+                seconds = min(seconds, hard - 1)
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
         if libc.prctl(4, 1, 0, 0, 0) != 0:  # PR_SET_DUMPABLE, as a freshly started process
             raise OSError("prctl(PR_SET_DUMPABLE, 1) failed")
         argv = header["argv"]

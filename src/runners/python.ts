@@ -35,18 +35,27 @@ import { constants as osConstants } from "node:os";
 import type { Verdict } from "../core/reward.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { stderrShowsOutOfMemory } from "../sandbox/bwrap.js";
+import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, ExecutionResult, Sandbox } from "../sandbox/sandbox.js";
 
 export type PythonTests =
   /** BigCodeBench: a `TestCases(unittest.TestCase)` class; program and tests run in one namespace. */
-  | { style: "unittest"; code: string }
-  /** HumanEval: `def check(candidate)`, called as `check(<entryPoint>)`. */
-  | { style: "assert"; code: string; entryPoint: string }
-  /**
-   * DeepCoder: exact match after trimming trailing whitespace per line and trailing blank lines, or,
-   * with `floatTolerance`, numeric tokens may differ by that much (absolute or relative).
-   */
-  | { style: "stdio"; cases: { input: string; output: string }[]; floatTolerance?: number };
+  (
+    | { style: "unittest"; code: string }
+    /** HumanEval: `def check(candidate)`, called as `check(<entryPoint>)`. */
+    | { style: "assert"; code: string; entryPoint: string }
+    /**
+     * DeepCoder: exact match after trimming trailing whitespace per line and trailing blank lines, or,
+     * with `floatTolerance`, numeric tokens may differ by that much (absolute or relative).
+     */
+    | { style: "stdio"; cases: { input: string; output: string }[]; floatTolerance?: number }
+  ) & {
+    /**
+     * The task runtime program and tests run in (src/sandbox/runtimes.ts: the libraries they may import);
+     * absent: the standard library's. Part of the tests because it decides their outcome as they do.
+     */
+    runtime?: RuntimeName;
+  };
 
 /** Stdin/stdout cases; the C++ and Java runners (compiled.ts) take the same shape. */
 export type StdioTests = Extract<PythonTests, { style: "stdio" }>;
@@ -139,9 +148,10 @@ function tail(text: string): string {
 }
 
 /**
- * Runs `program` against `tests` in `sandbox`. Never throws for what the program does; throws
- * `MineditError(Cancelled)` when `signal` aborts, and rethrows request errors (`InvalidArgument`). A
- * sandbox that cannot start yields the `INFRA_ERROR` verdict.
+ * Runs `program` against `tests` in `sandbox`, in the tests' runtime. Never throws for what the program
+ * does; throws `MineditError(Cancelled)` when `signal` aborts, and rethrows request errors
+ * (`InvalidArgument`; `FailedPrecondition` when the runtime is not installed). A sandbox that cannot
+ * start yields the `INFRA_ERROR` verdict.
  */
 export async function runPythonTests(
   sandbox: Sandbox,
@@ -197,7 +207,7 @@ export function unusableTests(detail: string): TestOutcome {
 // unittest and assert styles
 
 type HarnessRecord = {
-  kind: "ready" | "loaded" | "test" | "case" | "result";
+  kind: "ready" | "loaded" | "test" | "fail" | "case" | "result";
   value: Record<string, unknown>;
 };
 
@@ -210,7 +220,14 @@ export function parseHarnessRecords(stdout: string, nonce: string): HarnessRecor
     const rest = line.slice(prefix.length);
     const colon = rest.indexOf(":");
     const kind = rest.slice(0, colon);
-    if (kind !== "ready" && kind !== "loaded" && kind !== "test" && kind !== "case" && kind !== "result")
+    if (
+      kind !== "ready" &&
+      kind !== "loaded" &&
+      kind !== "test" &&
+      kind !== "fail" &&
+      kind !== "case" &&
+      kind !== "result"
+    )
       continue;
     try {
       const value: unknown = JSON.parse(rest.slice(colon + 1));
@@ -243,6 +260,7 @@ async function runHarness(
     argv: harness.argv,
     stdin: `${nonce}\n`,
     limits,
+    ...(tests.runtime === undefined ? {} : { runtime: tests.runtime }),
     ...(signal === undefined ? {} : { signal }),
   });
   if ("infra" in run) return infraOutcome(run.infra);
@@ -289,10 +307,24 @@ function interpretHarnessRun(result: ExecutionResult, nonce: string): TestOutcom
   }
 
   const v = final.value;
-  const outcome = { testsPassed: num(v.passed), testsTotal: num(v.total), ...base, detail: str(v.detail) };
+  // A failure the harness reported as it happened (`fail`, or a `test` record with ok false) stands,
+  // whatever the final record says: nothing the program does later can take it back.
+  const failed = new Set<string>();
+  let firstFailure = "";
+  for (const r of records) {
+    if (r.kind === "fail" || (r.kind === "test" && r.value.ok !== true)) {
+      failed.add(str(r.value.name));
+      if (firstFailure === "" && r.kind === "fail") {
+        firstFailure = `${str(r.value.name)}: ${str(r.value.detail)}`;
+      }
+    }
+  }
+  const testsTotal = num(v.total);
+  const testsPassed = Math.min(num(v.passed), Math.max(0, testsTotal - failed.size));
+  const outcome = { testsPassed, testsTotal, ...base, detail: str(v.detail) || firstFailure };
   switch (v.status) {
     case "ok":
-      if (v.all_ok === true && outcome.testsPassed === outcome.testsTotal && outcome.testsTotal > 0) {
+      if (v.all_ok === true && failed.size === 0 && testsPassed === testsTotal && testsTotal > 0) {
         return { verdict: "PASSED", ...outcome, detail: "" };
       }
       return { verdict: v.memory_error === true ? "MEMORY_LIMIT" : "FAILED_TESTS", ...outcome };
@@ -396,6 +428,7 @@ async function runStdio(
     argv: plan.argv,
     stdin: plan.stdin,
     limits: { ...limits, maxOutputBytes: plan.maxOutputBytes },
+    ...(tests.runtime === undefined ? {} : { runtime: tests.runtime }),
     ...(signal === undefined ? {} : { signal }),
   });
   if ("infra" in run) return infraOutcome(run.infra);

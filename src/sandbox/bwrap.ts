@@ -8,8 +8,10 @@
  *         --die-with-parent --new-session --hostname sandbox
  *         --ro-bind /usr /usr  --symlink usr/bin /bin  …            the runtime, read-only, nothing else
  *         --proc /proc --dev /dev --size <64 MiB> --tmpfs /dev/shm --size <scratchBytes> --tmpfs /tmp
- *         --dir /opt/minedit/bin --symlink <python> /opt/minedit/bin/python3 --chdir /tmp
+ *         --dir /opt/minedit/bin --symlink <python> /opt/minedit/bin/python3 (and …/python) --chdir /tmp
  *         --clearenv --setenv …
+ *         [--ro-bind-try /etc/<entry> … --ro-bind <data> /opt/minedit/… --setenv … --dir /tmp/<dir> …]
+ *                                                                   the request's runtime (runtimes.ts)
  *         --file <fd> /tmp/<name> …                                 the request's files, copied from pipes
  *         --remount-ro /dev --remount-ro /                          only /tmp and /dev/shm are writable
  *         --json-status-fd 3 -- /usr/bin/prlimit --as=… --nproc=… --fsize=… --core=0 -- <argv>
@@ -33,6 +35,10 @@
  * - `--json-status-fd` reports the child's pid once bwrap has set everything up; a run that ends without
  *   it never started, which is the sandbox's fault (MineditError Unavailable), whatever it printed. The
  *   program cannot forge that: it only runs after the report.
+ * - A request's runtime (src/sandbox/runtimes.ts) adds only its own /etc entries and data directories
+ *   (read-only), variables and empty scratch directories; its libraries are already under the bound
+ *   /usr. A runtime whose modules the interpreter does not find is refused by name (MineditError
+ *   FailedPrecondition) before anything starts.
  *
  * Why one long file: the bwrap argument list, the start-up probe and the kill and clean-up of a run are one
  * contract with bubblewrap and change together.
@@ -51,6 +57,15 @@ import { constants as osConstants } from "node:os";
 import { dirname, join, posix } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
+import {
+  DEFAULT_RUNTIME,
+  dataBinds,
+  missingModules,
+  notInstalledMessage,
+  type Runtime,
+  type RuntimeName,
+  runtimeNamed,
+} from "./runtimes.js";
 import type { ExecutionLimits, ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
 
 /** Backend options; every field has a default that works on Debian/Ubuntu with `bubblewrap` installed. */
@@ -98,9 +113,9 @@ const SHM_BYTES = 64 * 1024 * 1024;
 const INNER_ID = "65534";
 
 /**
- * Environment inside. Fixed hash seed so set/dict iteration order (and so test outcomes) are reproducible;
- * single-threaded BLAS so a numpy import fits the address-space limit on many-core hosts and runs are
- * comparable; a non-GUI matplotlib backend (BigCodeBench plots).
+ * Environment inside (a runtime adds its own, e.g. a headless matplotlib). Fixed hash seed so set/dict
+ * iteration order (and so test outcomes) are reproducible; single-threaded BLAS so a numpy import fits the
+ * address-space limit on many-core hosts and runs are comparable.
  */
 const SANDBOX_ENV: Readonly<Record<string, string>> = {
   PATH: `${SANDBOX_BIN}:/usr/local/bin:/usr/bin:/bin`,
@@ -109,7 +124,6 @@ const SANDBOX_ENV: Readonly<Record<string, string>> = {
   LANG: "C.UTF-8",
   PYTHONHASHSEED: "0",
   PYTHONDONTWRITEBYTECODE: "1",
-  MPLBACKEND: "Agg",
   OPENBLAS_NUM_THREADS: "1",
   OMP_NUM_THREADS: "1",
   MKL_NUM_THREADS: "1",
@@ -224,6 +238,8 @@ export class BwrapSandbox implements Sandbox {
   readonly name = "bwrap";
   private readonly active = new Set<Active>();
   private closed = false;
+  /** Per runtime: the required modules the interpreter did not find (asked once per sandbox). */
+  private readonly missing = new Map<RuntimeName, Promise<string[]>>();
 
   private constructor(
     /** The launcher prefix: `[setpriv, …, bwrap]` or `[bwrap]`. */
@@ -231,6 +247,8 @@ export class BwrapSandbox implements Sandbox {
     /** Mount and environment arguments that do not depend on the request. */
     private readonly fixedArgs: readonly string[],
     private readonly prlimitPath: string,
+    /** The interpreter exposed as `python3`, resolved. */
+    readonly pythonPath: string,
   ) {}
 
   /**
@@ -332,13 +350,18 @@ export class BwrapSandbox implements Sandbox {
       "--symlink",
       python,
       `${SANDBOX_BIN}/python3`,
+      // `python` too, as Debian's python-is-python3 gives: programs that run `python script.py` (e.g.
+      // BigCodeBench's subprocess tasks) find the same interpreter.
+      "--symlink",
+      python,
+      `${SANDBOX_BIN}/python`,
       "--chdir",
       SCRATCH,
       "--clearenv",
     );
     for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
 
-    const sandbox = new BwrapSandbox(launcher, args, prlimit);
+    const sandbox = new BwrapSandbox(launcher, args, prlimit, python);
     const probe = await sandbox.run({
       files: {},
       argv: ["python3", "-c", "pass"],
@@ -360,24 +383,34 @@ export class BwrapSandbox implements Sandbox {
 
   /**
    * The full command line for a request whose files go to fds 4, 5, … in `Object.keys(files)` order
-   * (fd 3 is bwrap's status channel). Exposed for logs and reports.
+   * (fd 3 is bwrap's status channel), in `runtime` (default: the standard library's, which adds nothing).
+   * Exposed for logs and reports.
    */
   commandLine(
     files: Record<string, string>,
     argv: readonly string[],
     limits: ExecutionLimits | null,
+    runtime: Runtime = runtimeNamed(DEFAULT_RUNTIME),
   ): string[] {
     const args = [...this.launcher, ...this.fixedArgs];
+    for (const path of runtime.etc) args.push("--ro-bind-try", path, path);
+    for (const { source, target } of dataBinds(runtime))
+      if (source !== null) args.push("--ro-bind", source, target);
+    for (const [key, value] of Object.entries(runtime.env)) args.push("--setenv", key, value);
     const dirs = new Set<string>();
-    Object.keys(files).forEach((path, index) => {
-      const parts = checkRelativePath(path);
-      for (let i = 1; i < parts.length; i++) {
+    const makeDirs = (parts: readonly string[]) => {
+      for (let i = 1; i <= parts.length; i++) {
         const dir = posix.join(SCRATCH, ...parts.slice(0, i));
         if (!dirs.has(dir)) {
           dirs.add(dir);
           args.push("--dir", dir);
         }
       }
+    };
+    for (const dir of runtime.scratchDirs) makeDirs(dir.split("/"));
+    Object.keys(files).forEach((path, index) => {
+      const parts = checkRelativePath(path);
+      makeDirs(parts.slice(0, -1));
       args.push("--file", String(4 + index), posix.join(SCRATCH, path));
     });
     args.push(
@@ -394,12 +427,45 @@ export class BwrapSandbox implements Sandbox {
       // null: the host's limits stay (a fork server sets each child's own, which must fit under them).
       ...(limits === null
         ? []
-        : [`--as=${limits.memoryBytes}`, `--nproc=${limits.maxProcesses}`, `--fsize=${limits.maxFileBytes}`]),
+        : [
+            `--as=${limits.memoryBytes}`,
+            `--nproc=${limits.maxProcesses}`,
+            `--fsize=${limits.maxFileBytes}`,
+            // Whole seconds of the main process only (SIGXCPU, then SIGKILL): this backend cannot
+            // measure a run's CPU time; the fork servers (fork-server.ts) count and enforce it exactly.
+            ...(limits.cpuTimeMs === undefined
+              ? []
+              : [`--cpu=${Math.ceil(limits.cpuTimeMs / 1000)}:${Math.ceil(limits.cpuTimeMs / 1000) + 1}`]),
+          ]),
       "--core=0",
       "--",
       ...argv,
     );
     return args;
+  }
+
+  /**
+   * The runtime a request names (default: the standard library's), once its modules are known to be
+   * there. Throws MineditError `InvalidArgument` for an unknown name and `FailedPrecondition` naming the
+   * runtime and what installs it when it is not installed.
+   */
+  async runtime(name: RuntimeName = DEFAULT_RUNTIME): Promise<Runtime> {
+    const runtime = runtimeNamed(name);
+    if (name === DEFAULT_RUNTIME) return runtime;
+    let missing = this.missing.get(name);
+    if (missing === undefined) {
+      missing = missingModules(runtime, this.pythonPath);
+      this.missing.set(name, missing);
+      // A failed question is asked again next time (the interpreter may have been busy or replaced).
+      missing.catch(() => this.missing.delete(name));
+    }
+    const absent = await missing;
+    if (absent.length > 0) {
+      throw new MineditError(ErrorCode.FailedPrecondition, notInstalledMessage(name, absent), {
+        field: "runtime",
+      });
+    }
+    return runtime;
   }
 
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
@@ -408,7 +474,8 @@ export class BwrapSandbox implements Sandbox {
     if (request.argv.length === 0) {
       throw new MineditError(ErrorCode.InvalidArgument, "argv is empty", { field: "argv" });
     }
-    const command = this.commandLine(request.files, request.argv, request.limits);
+    const runtime = await this.runtime(request.runtime);
+    const command = this.commandLine(request.files, request.argv, request.limits, runtime);
     const contents = Object.values(request.files);
     const started = performance.now();
     if (request.signal?.aborted) {
@@ -503,7 +570,8 @@ export class BwrapSandbox implements Sandbox {
       signal,
       stdout,
       stderr,
-      timedOut: timedOut && !cancelled,
+      // SIGXCPU: the program passed its CPU-time limit (RLIMIT_CPU, set above when there is one).
+      timedOut: (timedOut || (request.limits.cpuTimeMs !== undefined && signal === "SIGXCPU")) && !cancelled,
       memoryExceeded,
       outputTruncated: output.truncated,
       wallTimeMs,
@@ -516,12 +584,18 @@ export class BwrapSandbox implements Sandbox {
    * and mounts as for {@link run}, the host's resource limits (no core dumps). Its stdin and stdout are the
    * caller's private channel; `outputs` more pipes it can write are its fds 4 + (number of files), …;
    * stderr is kept (the first 64 KiB) for diagnostics. The process tree dies by
-   * `kill()`, by {@link close}, and with this Node process (`--die-with-parent`).
+   * `kill()`, by {@link close}, and with this Node process (`--die-with-parent`). `runtime` (one
+   * {@link runtime} returned) gives the sandbox that runtime's mounts and environment.
    */
-  launch(files: Record<string, string>, argv: readonly string[], outputs = 0): LaunchedProgram {
+  launch(
+    files: Record<string, string>,
+    argv: readonly string[],
+    outputs = 0,
+    runtime: Runtime = runtimeNamed(DEFAULT_RUNTIME),
+  ): LaunchedProgram {
     if (this.closed) throw unavailable("the sandbox is closed");
     const contents = Object.values(files);
-    const child = spawnBwrap(this.commandLine(files, argv, null), contents, outputs);
+    const child = spawnBwrap(this.commandLine(files, argv, null, runtime), contents, outputs);
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => {
       if (stderr.length < STATUS_CAP_BYTES) stderr += chunk.toString("utf8");

@@ -4,22 +4,42 @@
  * servers cannot run still executes, in fresh sandboxes, after saying so through `warn`.
  */
 import type { SandboxConfig } from "../config.js";
-import { isMineditError } from "../errors.js";
+import { ErrorCode, isMineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
+import { DEFAULT_RUNTIME, type RuntimeName } from "./runtimes.js";
 import type { Sandbox } from "./sandbox.js";
 import { WarmPythonSandbox } from "./warm-python.js";
 
+const MIB = 1024 * 1024;
+
+/**
+ * `runtimes`: the task runtimes whose warm pools start (full) before this resolves, e.g. those of the
+ * loaded task store's tasks; others start on their first run. A started pool of a runtime other than the
+ * standard library's is reported through `warn`, with each fork server's resident size.
+ */
 export async function createConfiguredSandbox(
   config: SandboxConfig,
   warn: (message: string) => void,
+  runtimes: readonly RuntimeName[] = [DEFAULT_RUNTIME],
 ): Promise<Sandbox> {
   const base = await createBwrapSandbox({ pythonPath: config.pythonPath });
   if (!config.warmInterpreters) return base;
+  let warm: WarmPythonSandbox;
   try {
-    return await WarmPythonSandbox.create(base, { slots: config.executionConcurrency });
+    warm = await WarmPythonSandbox.create(base, { slots: config.executionConcurrency, runtimes });
   } catch (error) {
-    if (!isMineditError(error)) throw error;
+    if (!isMineditError(error) || error.code !== ErrorCode.Unavailable) throw error;
     warn(`warm interpreters unavailable, every execution starts a fresh sandbox: ${error.rawMessage}`);
     return createBwrapSandbox({ pythonPath: config.pythonPath });
   }
+  for (const { runtime, servers } of await warm.forkServers()) {
+    if (runtime === DEFAULT_RUNTIME || servers.length === 0) continue;
+    const rss = servers.map((s) => (s.rssBytes / MIB).toFixed(0)).join(", ");
+    const seconds = Math.max(...servers.map((s) => s.preloadMs)) / 1000;
+    warn(
+      `warm interpreters for runtime "${runtime}": ${servers.length} fork servers, RSS ${rss} MiB ` +
+        `(modules preloaded in ${seconds.toFixed(1)} s)`,
+    );
+  }
+  return warm;
 }

@@ -9,16 +9,18 @@
  * cannot take back the harness's records), the output limit is counted here, the wall limit is enforced
  * here too (a fork server stopped or killed by a candidate cannot stretch a run), and a sandbox that dies
  * during a run is killed and replaced, never reused. The fork server's own report only adds precision
- * (exit status, a timeout it enforced first).
+ * (exit status, a timeout it enforced first) and the run's CPU time, which only it can measure: with
+ * `limits.cpuTimeMs` the CPU time is the time limit (it enforces it) and the wall limit a backstop.
  */
 import { constants as osConstants } from "node:os";
 import type { Readable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
 import { type BwrapSandbox, type LaunchedProgram, stderrShowsOutOfMemory } from "./bwrap.js";
+import type { Runtime } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult } from "./sandbox.js";
 
-/** How long the fork server may take to start and import its modules. */
-const START_TIMEOUT_MS = 30_000;
+/** How long the fork server may take to start and import its modules (a runtime's take a few seconds). */
+const START_TIMEOUT_MS = 60_000;
 /**
  * The fork server enforces the wall limit itself and reports; this side kills the whole sandbox only if
  * no report came this long after the limit (the fork server was stopped or is stuck in its clean-up).
@@ -65,13 +67,19 @@ function encodeRequest(request: ExecutionRequest): Buffer {
     ([path, text]) => [path, Buffer.from(text, "utf8")] as const,
   );
   const stdin = Buffer.from(request.stdin ?? "", "utf8");
-  const { wallTimeMs, memoryBytes, maxProcesses, maxFileBytes } = request.limits;
+  const { wallTimeMs, cpuTimeMs, memoryBytes, maxProcesses, maxFileBytes } = request.limits;
   const header = Buffer.from(
     JSON.stringify({
       files: files.map(([path, bytes]) => [path, bytes.length]),
       argv: request.argv,
       stdin: stdin.length,
-      limits: { wall_ms: wallTimeMs, memory: memoryBytes, nproc: maxProcesses, fsize: maxFileBytes },
+      limits: {
+        wall_ms: wallTimeMs,
+        memory: memoryBytes,
+        nproc: maxProcesses,
+        fsize: maxFileBytes,
+        ...(cpuTimeMs === undefined ? {} : { cpu_ms: cpuTimeMs }),
+      },
     }),
     "utf8",
   );
@@ -142,30 +150,49 @@ type Execution = {
   end: (report: Record<string, unknown> | null) => void;
 };
 
+/** What a fork server reported when it came up (sizes in bytes, after its imports). */
+export type ForkServerInfo = {
+  /** Resident set size: what this server holds in memory (its children share it copy-on-write). */
+  rssBytes: number;
+  /** Virtual size. */
+  vmBytes: number;
+  /** Address space the runtime's preloaded modules take, added to each run's memory limit. */
+  creditBytes: number;
+  /** How long importing the runtime's modules took. */
+  preloadMs: number;
+};
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
 export class ForkServer {
   private execution: Execution | null = null;
   private dead = false;
+  /** Filled in from the ready frame. */
+  info: ForkServerInfo = { rssBytes: 0, vmBytes: 0, creditBytes: 0, preloadMs: 0 };
 
   private constructor(private readonly program: LaunchedProgram) {}
 
   /**
-   * Starts a fork server in its own sandbox of `base`, with `harness` (the harness source, for its
-   * `_run_as_main`) and `preload` imported. Rejects with `MineditError(Unavailable)` when it does not
-   * come up, with what it printed.
+   * Starts a fork server in its own sandbox of `base` with `runtime`'s mounts and environment, with
+   * `harness` (the harness source, for its `_run_as_main`), then `preload` and the runtime's own preload
+   * list imported. Rejects with `MineditError(Unavailable)` when it does not come up, with what it printed.
    */
   static async start(
     base: BwrapSandbox,
     source: string,
     harness: string,
     preload: readonly string[],
+    runtime: Runtime,
   ): Promise<ForkServer> {
     const files = { "harness.py": harness };
     // The two output pipes are the fds right after the files' (see BwrapSandbox.launch).
     const outFd = 4 + Object.keys(files).length;
+    const settings = JSON.stringify({ preload, runtime: runtime.preload, dirs: runtime.scratchDirs });
     const program = base.launch(
       files,
-      ["python3", "-s", "-c", source, preload.join(","), String(outFd), String(outFd + 1)],
+      ["python3", "-s", "-c", source, settings, String(outFd), String(outFd + 1)],
       2,
+      runtime,
     );
     const server = new ForkServer(program);
     const [out, err] = program.outputs as [Readable, Readable];
@@ -179,6 +206,13 @@ export class ForkServer {
       new FrameReader(program.stdout, (frame) => {
         if (frame.kind === "R") {
           clearTimeout(timer);
+          const ready = JSON.parse(frame.payload.toString("utf8")) as Record<string, unknown>;
+          server.info = {
+            rssBytes: num(ready.rss),
+            vmBytes: num(ready.vm),
+            creditBytes: num(ready.credit),
+            preloadMs: Math.round(num(ready.preload_ms)),
+          };
           resolve();
         } else {
           server.onFrame(frame);
@@ -275,6 +309,8 @@ export class ForkServer {
             memoryExceeded: exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr),
             outputTruncated: truncated,
             wallTimeMs: wallTime,
+            // The fork server's getrusage once the run's every process was reaped (absent: it died).
+            ...(typeof report?.cpu_ms === "number" ? { cpuTimeMs: Math.round(report.cpu_ms) } : {}),
             cancelled,
           });
         },

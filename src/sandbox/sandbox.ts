@@ -11,8 +11,10 @@
  *
  * What the program did (exit code, signal, timeout, output) is data in the {@link ExecutionResult}. A
  * backend throws `MineditError(ErrorCode.Unavailable, …)` only when the sandbox itself could not start,
- * which callers turn into the `INFRA_ERROR` verdict (SPEC §2.4: infrastructure faults are not failures).
+ * which callers turn into the `INFRA_ERROR` verdict (SPEC §2.4: infrastructure faults are not failures),
+ * and `FailedPrecondition` naming the runtime when the request's task runtime is not installed.
  */
+import type { RuntimeName } from "./runtimes.js";
 
 /** Resource limits for one run. Units are in the names. */
 export type ExecutionLimits = {
@@ -51,6 +53,11 @@ export type ExecutionRequest = {
   /** Bytes fed to stdin (UTF-8), then stdin is closed. Absent means empty stdin. */
   stdin?: string;
   limits: ExecutionLimits;
+  /**
+   * The task runtime the program needs (src/sandbox/runtimes.ts): its libraries' /etc entries and
+   * environment, and with warm interpreters its pool of fork servers. Absent: the standard library's.
+   */
+  runtime?: RuntimeName;
   /** Aborting kills the run promptly; the result then has `cancelled: true`. */
   signal?: AbortSignal;
 };
@@ -82,7 +89,8 @@ export interface Sandbox {
   readonly name: string;
   /**
    * Runs one program. Resolves with what the program did; rejects with `MineditError(Unavailable)` only
-   * when the sandbox itself cannot start (or the sandbox was closed).
+   * when the sandbox itself cannot start (or the sandbox was closed), with `FailedPrecondition` when the
+   * request's runtime is not installed.
    */
   run(request: ExecutionRequest): Promise<ExecutionResult>;
   /**

@@ -5,6 +5,12 @@
  * plain backend. Why: sandbox plus interpreter start-up was most of an execution's cost (70–90 ms, more
  * than a whole unsandboxed rollout), and a GRPO step is thousands of executions.
  *
+ * One pool per task runtime in use (fork-server-pool.ts; runtimes.ts), `slots` servers each: a run goes to
+ * its runtime's pool, whose servers have also imported the runtime's heavy modules (pandas, numpy,
+ * matplotlib, … for `bigcodebench`: about a second per fresh interpreter) before forking. The pools named
+ * at {@link WarmPythonSandbox.create} are started and filled before it resolves; another runtime's pool
+ * starts with its first run.
+ *
  * Each execution still gets what a fresh sandbox gives (see sandbox/python/forkserver.py): its own
  * process tree, killed entirely when it ends; an emptied scratch and /dev/shm; no SysV IPC left behind; a
  * fork server it cannot ptrace. A sandbox that dies, is cancelled, or cannot be made clean is discarded
@@ -13,7 +19,9 @@
 import { readFileSync } from "node:fs";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import type { BwrapSandbox } from "./bwrap.js";
-import { ForkServer } from "./fork-server.js";
+import type { ForkServerInfo } from "./fork-server.js";
+import { ForkServerPool, type PoolSources } from "./fork-server-pool.js";
+import { DEFAULT_RUNTIME, type RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
 
 const FORK_SERVER_SOURCE = readFileSync(
@@ -58,16 +66,23 @@ export function runsWarm(request: ExecutionRequest): boolean {
 }
 
 export type WarmPythonOptions = {
-  /** Fork servers (sandboxes) at most, i.e. warm executions at once; more wait for a free one. */
+  /** Fork servers (sandboxes) per runtime at most, i.e. warm executions of one runtime at once. */
   slots: number;
+  /** The runtimes whose pools start, full, before `create` resolves (default: the standard library's). */
+  runtimes?: readonly RuntimeName[];
 };
+
+/** The live fork servers of one runtime's pool. */
+export type WarmPoolInfo = { runtime: RuntimeName; servers: ForkServerInfo[] };
 
 export class WarmPythonSandbox implements Sandbox {
   readonly name = "bwrap+fork-server";
-  private readonly idle: ForkServer[] = [];
-  private readonly starting = new Set<Promise<ForkServer>>();
-  private readonly waiting: ((server: ForkServer | Error) => void)[] = [];
-  private readonly all = new Set<ForkServer>();
+  private readonly pools = new Map<RuntimeName, Promise<ForkServerPool>>();
+  private readonly sources: PoolSources = {
+    forkServer: FORK_SERVER_SOURCE,
+    harness: HARNESS_SOURCE,
+    preload: PRELOADED_MODULES,
+  };
   private closed = false;
 
   private constructor(
@@ -76,8 +91,9 @@ export class WarmPythonSandbox implements Sandbox {
   ) {}
 
   /**
-   * Starts `slots` fork servers on `base` and waits for the first, so a host where they cannot run fails
-   * here, once, with `MineditError(Unavailable)` (the caller may then use `base` alone).
+   * Starts the pools of `runtimes` on `base`, `slots` fork servers each, and waits until all are up, so a
+   * host where they cannot run fails here, once, with `MineditError(Unavailable)` (the caller may then use
+   * `base` alone), and a runtime that is not installed with `FailedPrecondition` naming it.
    */
   static async create(base: BwrapSandbox, options: WarmPythonOptions): Promise<WarmPythonSandbox> {
     if (!Number.isSafeInteger(options.slots) || options.slots <= 0) {
@@ -86,14 +102,9 @@ export class WarmPythonSandbox implements Sandbox {
       });
     }
     const sandbox = new WarmPythonSandbox(base, options.slots);
-    const first = sandbox.startServer();
-    for (let i = 1; i < options.slots; i++)
-      sandbox.startServer().then(
-        (server) => sandbox.release(server),
-        () => {},
-      );
     try {
-      sandbox.release(await first);
+      const names = [...new Set(options.runtimes ?? [DEFAULT_RUNTIME])];
+      await Promise.all(names.map(async (name) => (await sandbox.pool(name)).fill()));
     } catch (error) {
       await sandbox.close();
       throw error;
@@ -106,76 +117,55 @@ export class WarmPythonSandbox implements Sandbox {
     return this.base;
   }
 
+  /** Each started pool's live fork servers (what they reported when they came up: RSS, preload time). */
+  async forkServers(): Promise<WarmPoolInfo[]> {
+    const pools = await Promise.allSettled(this.pools.values());
+    return pools.flatMap((p) =>
+      p.status === "fulfilled" ? [{ runtime: p.value.runtime.name, servers: p.value.servers() }] : [],
+    );
+  }
+
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     if (this.closed) throw new MineditError(ErrorCode.Unavailable, "warm sandbox: closed");
     if (!runsWarm(request)) return this.base.run(request);
+    const pool = await this.pool(request.runtime ?? DEFAULT_RUNTIME);
     // A server that dies before the program starts is the sandbox's fault, not the program's: one retry
     // on a fresh server, then the error (INFRA_ERROR for the rollout).
     for (let attempt = 0; ; attempt++) {
-      const server = await this.acquire();
+      const server = await pool.acquire();
       try {
         return await server.execute(request);
       } catch (error) {
         if (attempt >= 1 || !isMineditError(error) || error.code !== ErrorCode.Unavailable) throw error;
       } finally {
-        this.release(server);
+        pool.release(server);
       }
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const wake of this.waiting.splice(0))
-      wake(new MineditError(ErrorCode.Unavailable, "warm sandbox: closed"));
-    await Promise.allSettled([...this.starting]);
-    for (const server of this.all) server.kill();
-    this.all.clear();
-    this.idle.length = 0;
+    const pools = await Promise.allSettled(this.pools.values());
+    await Promise.all(pools.map((p) => (p.status === "fulfilled" ? p.value.close() : undefined)));
     await this.base.close();
   }
 
-  /** An idle live server, a newly started one while under `slots`, or the next one released. */
-  private async acquire(): Promise<ForkServer> {
-    for (;;) {
-      const server = this.idle.pop();
-      if (server === undefined) break;
-      if (server.alive) return server;
-      this.all.delete(server);
+  /**
+   * The pool of runtime `name`, made on first use (empty: servers start as runs need them). Rejects, and
+   * is asked again next time, when the runtime is unknown or not installed (see BwrapSandbox.runtime).
+   */
+  private pool(name: RuntimeName): Promise<ForkServerPool> {
+    let pool = this.pools.get(name);
+    if (pool === undefined) {
+      pool = this.base.runtime(name).then((runtime) => {
+        if (this.closed) throw new MineditError(ErrorCode.Unavailable, "warm sandbox: closed");
+        return new ForkServerPool(this.base, runtime, this.slots, this.sources);
+      });
+      this.pools.set(name, pool);
+      pool.catch(() => {
+        if (this.pools.get(name) === pool) this.pools.delete(name);
+      });
     }
-    if (this.all.size + this.starting.size < this.slots) return this.startServer();
-    const next = await new Promise<ForkServer | Error>((resolve) => this.waiting.push(resolve));
-    if (next instanceof Error) throw next;
-    return next;
-  }
-
-  /** Hands a server to a waiting run or back to the pool; a dead one is dropped and replaced. */
-  private release(server: ForkServer): void {
-    if (!server.alive || this.closed) {
-      this.all.delete(server);
-      if (this.closed) server.kill();
-      else if (this.waiting.length > 0 || this.all.size + this.starting.size < this.slots) {
-        // Keep the pool full in the background, so the next run does not pay the start-up.
-        this.startServer().then(
-          (fresh) => this.release(fresh),
-          (error: Error) => this.waiting.shift()?.(error),
-        );
-      }
-      return;
-    }
-    const waiter = this.waiting.shift();
-    if (waiter !== undefined) waiter(server);
-    else this.idle.push(server);
-  }
-
-  private startServer(): Promise<ForkServer> {
-    const started = ForkServer.start(this.base, FORK_SERVER_SOURCE, HARNESS_SOURCE, PRELOADED_MODULES);
-    this.starting.add(started);
-    const settle = () => this.starting.delete(started);
-    started.then((server) => {
-      settle();
-      if (this.closed) server.kill();
-      else this.all.add(server);
-    }, settle);
-    return started;
+    return pool;
   }
 }

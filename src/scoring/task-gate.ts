@@ -14,6 +14,7 @@ import type { CalibrationConfig } from "../config.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import type { TestOutcome } from "../runners/python.js";
 import type { ExecutionLimits } from "../sandbox/sandbox.js";
+import { wallBackstopMs } from "./limits.js";
 import type { StoredTask } from "./task-store.js";
 
 /** What the gate measured of one task, as remembered. */
@@ -115,21 +116,26 @@ function verdictOf(record: GateRecord, fromCache: boolean): GateVerdict {
 }
 
 /**
- * A task's limits from its gold's timing: `max(floor, factor × gold)` for the CPU time (when the sandbox
- * measures it) and for the wall-clock backstop, never below the configured limits' floors and never
- * above the configured ceiling. Memory, processes and output stay as configured.
+ * A task's limits from its gold's timing: `max(floor, factor × gold)`, capped at the configured ceiling.
+ * Where the configured limits count CPU time (`base.cpuTimeMs`), that is the CPU limit (from the gold's
+ * CPU time; its wall time when the sandbox did not measure the CPU, never less), and the wall limit is
+ * only the backstop of {@link wallBackstopMs} for `share` (at least the gold's scaled wall time); without
+ * it the scaled wall time is the limit. Memory, processes and output stay as configured.
  */
 export function calibratedLimits(
   base: ExecutionLimits,
   gold: { wallMs: number; cpuMs: number | null },
   calibration: CalibrationConfig,
+  share: { concurrency: number; cores: number } = { concurrency: 1, cores: 1 },
 ): ExecutionLimits {
   const scale = (measured: number, floor: number, ceiling: number) =>
     Math.min(ceiling, Math.max(floor, Math.ceil(calibration.factor * measured)));
   const wallTimeMs = scale(gold.wallMs, calibration.wallFloorMs, calibration.wallCeilingMs);
   const limits: ExecutionLimits = { ...base, wallTimeMs };
-  if (gold.cpuMs !== null && base.cpuTimeMs !== undefined) {
-    limits.cpuTimeMs = scale(gold.cpuMs, calibration.cpuFloorMs, calibration.cpuCeilingMs);
+  if (base.cpuTimeMs !== undefined) {
+    const cpuTimeMs = scale(gold.cpuMs ?? gold.wallMs, calibration.cpuFloorMs, calibration.cpuCeilingMs);
+    limits.cpuTimeMs = cpuTimeMs;
+    limits.wallTimeMs = wallBackstopMs(cpuTimeMs, share.concurrency, share.cores, wallTimeMs);
   }
   return limits;
 }

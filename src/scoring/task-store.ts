@@ -6,12 +6,27 @@
  *   (other fields — statement, corruptions, split, source — are kept for export but not needed to score);
  * - a lint row (`"kind": "lint_refactor"`): the format of src/scoring/lint-task.ts.
  * Task ids are unique across both kinds.
+ *
+ * A repair row may name its `runtime` (src/sandbox/runtimes.ts: the libraries its tests import; default
+ * `stdlib`). A task whose runtime is not installed is refused at load — kept out of the store, one line
+ * per runtime saying how many tasks and what to run — and a rollout naming it is told why
+ * (FAILED_PRECONDITION, {@link TaskStore.refusal}), never scored against a sandbox that cannot run it.
  */
 import { createReadStream } from "node:fs";
 import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
 import { jsonlLines } from "../io/inputs.js";
 import type { PythonTests } from "../runners/python.js";
+import {
+  DEFAULT_RUNTIME,
+  isRuntimeName,
+  missingModules,
+  notInstalledMessage,
+  RUNTIME_NAMES,
+  type RuntimeName,
+  runtimeNamed,
+  setupCommand,
+} from "../sandbox/runtimes.js";
 import { isLintTaskRow, type LintTask, parseLintTask } from "./lint-task.js";
 import { TestsRowSchema, testsFromRow } from "./tests-row.js";
 
@@ -29,6 +44,12 @@ const TaskRowSchema = z.object({
   gold: z.string(),
   entry_point: z.string().default(""),
   tests: TestsRowSchema,
+  runtime: z
+    .string()
+    .refine(isRuntimeName, {
+      error: (issue) => `unknown runtime ${JSON.stringify(issue.input)} (known: ${RUNTIME_NAMES.join(", ")})`,
+    })
+    .default(DEFAULT_RUNTIME),
 });
 
 /** Parses one repair task row; throws MineditError InvalidArgument naming the field. */
@@ -43,20 +64,40 @@ export function parseStoredTask(row: unknown): StoredTask {
       { field },
     );
   }
-  const { task_id, corrupted, gold, entry_point, tests } = parsed.data;
+  const { task_id, corrupted, gold, entry_point, tests, runtime } = parsed.data;
+  const runnerTests = testsFromRow(tests, entry_point);
   return {
     taskId: task_id,
     corrupted,
     gold,
-    tests: testsFromRow(tests, entry_point),
+    // The default runtime is left implicit, so tasks of rows without the field look as they always did.
+    tests: runtime === DEFAULT_RUNTIME ? runnerTests : { ...runnerTests, runtime },
     entryPoint: entry_point,
   };
 }
+
+/** The runtime a task's tests run in. */
+export function taskRuntime(task: Pick<StoredTask, "tests">): RuntimeName {
+  return task.tests.runtime ?? DEFAULT_RUNTIME;
+}
+
+/** How {@link TaskStore.load} tells which runtimes are installed, and where it reports the refused tasks. */
+export type TaskStoreOptions = {
+  /**
+   * The interpreter the sandbox runs (`sandbox.pythonPath`), asked which runtimes' modules it finds;
+   * null: no check, every task is served (nothing will be executed). Default: `/usr/bin/python3`.
+   */
+  pythonPath?: string | null;
+  /** One line per runtime whose tasks were refused. */
+  log?: (line: string) => void;
+};
 
 export class TaskStore {
   private constructor(
     private readonly tasks: Map<string, StoredTask>,
     private readonly lintTasks: Map<string, LintTask>,
+    /** Refused tasks: id → the runtime that is not installed. */
+    private readonly refused: Map<string, RuntimeName> = new Map(),
   ) {}
 
   static fromTasks(tasks: Iterable<StoredTask>, lintTasks: Iterable<LintTask> = []): TaskStore {
@@ -66,8 +107,11 @@ export class TaskStore {
     );
   }
 
-  /** Loads JSONL task files; any bad row or duplicate id stops the load with `FILE:LINE: reason`. */
-  static async load(files: readonly string[]): Promise<TaskStore> {
+  /**
+   * Loads JSONL task files; any bad row or duplicate id stops the load with `FILE:LINE: reason`. Tasks
+   * whose runtime is not installed are refused (see the module comment and {@link TaskStoreOptions}).
+   */
+  static async load(files: readonly string[], options: TaskStoreOptions = {}): Promise<TaskStore> {
     const tasks = new Map<string, StoredTask>();
     const lintTasks = new Map<string, LintTask>();
     for (const file of files) {
@@ -88,7 +132,43 @@ export class TaskStore {
         else tasks.set(task.taskId, task);
       }
     }
-    return new TaskStore(tasks, lintTasks);
+    const refused = new Map<string, RuntimeName>();
+    const pythonPath = options.pythonPath === undefined ? "/usr/bin/python3" : options.pythonPath;
+    if (pythonPath !== null) {
+      const needed = new Map<RuntimeName, number>();
+      for (const task of tasks.values()) {
+        const runtime = taskRuntime(task);
+        if (runtime !== DEFAULT_RUNTIME) needed.set(runtime, (needed.get(runtime) ?? 0) + 1);
+      }
+      for (const [runtime, count] of needed) {
+        const missing = await missingModules(runtimeNamed(runtime), pythonPath);
+        if (missing.length === 0) continue;
+        for (const task of tasks.values())
+          if (taskRuntime(task) === runtime) refused.set(task.taskId, runtime);
+        options.log?.(
+          `${count} task${count === 1 ? "" : "s"} not served: ${notInstalledMessage(runtime, missing)}`,
+        );
+      }
+      for (const taskId of refused.keys()) tasks.delete(taskId);
+    }
+    return new TaskStore(tasks, lintTasks, refused);
+  }
+
+  /**
+   * Why a task of the files is not served (its runtime is not installed), or undefined for a served or
+   * unknown task.
+   */
+  refusal(taskId: string): string | undefined {
+    const runtime = this.refused.get(taskId);
+    if (runtime === undefined) return undefined;
+    return `its runtime "${runtime}" is not installed; run \`${setupCommand(runtime)}\``;
+  }
+
+  /** The runtimes the served repair tasks run in, the standard library's always among them. */
+  runtimes(): RuntimeName[] {
+    const names = new Set<RuntimeName>([DEFAULT_RUNTIME]);
+    for (const task of this.tasks.values()) names.add(taskRuntime(task));
+    return [...names];
   }
 
   /** The repair task with this id. */

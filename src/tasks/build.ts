@@ -7,7 +7,8 @@
  * Decisions, and why:
  * - Candidates. The engine draws up to `candidates` distinct corrupted programs of a problem (distinct
  *   once normalized) from one stream seeded by `seed` and the problem id, each with k corruptions, k
- *   uniform in the range. They are tested in that order until `variants` of them fail the tests. So a
+ *   uniform in the range and each corruption's family uniformly among those with a site, or both drawn
+ *   by the paper mix's weights (registry.ts). They are tested in that order until `variants` of them fail the tests. So a
  *   problem's tasks depend only on the seed, its own program and its tests — not on the order of the
  *   source, on parallelism or on which problems were built before (resuming gives the same tasks).
  * - The gold program runs once per problem, after the engine found something to corrupt (no sandbox run
@@ -27,7 +28,13 @@
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { corruptionVariants, findSites } from "../core/corruption/engine.js";
-import { familyByName } from "../core/corruption/registry.js";
+import {
+  type CorruptionMix,
+  familyByName,
+  type MixWeights,
+  mixFamilies,
+  mixWeights,
+} from "../core/corruption/registry.js";
 import type { AppliedCorruption, CorruptionFamily } from "../core/corruption/types.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { PySyntaxError } from "../core/python/syntax-error.js";
@@ -35,6 +42,7 @@ import { TokenizeError } from "../core/python/tokenize.js";
 import type { RejectionCounts, RejectionReason } from "../core/task-stats.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { runPythonTests, type TestOutcome } from "../runners/python.js";
+import { DEFAULT_RUNTIME } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import { importFile } from "./importers/import-file.js";
 import { runnerTests } from "./importers/runner-tests.js";
@@ -56,6 +64,12 @@ export type BuildOptions = {
   /** Source format; detected from the first row when absent. */
   format?: ImportFormat;
   families: readonly CorruptionFamily[];
+  /**
+   * How the corruptions are drawn (registry.ts): `paper` (family and count weights that reproduce the
+   * over-editing paper's benchmark; in-domain families only), `uniform`, or `blocks` (uniform, with whole
+   * guards inserted and removed by `edge_case_guards`, as before the paper mix).
+   */
+  mix: CorruptionMix;
   /** Corruptions per task: k uniform in [min, max]. */
   corruptions: { min: number; max: number };
   /** Tasks wanted per problem (distinct corrupted programs). */
@@ -113,7 +127,7 @@ type Outcome = { rows: BuiltTaskRow[]; entry: BuildLogEntry };
 type Context = Pick<
   BuildOptions,
   "families" | "corruptions" | "variants" | "candidates" | "seed" | "split" | "sandbox" | "limits" | "signal"
-> & { domain: TaskDomain; settings: BuildSettings };
+> & { domain: TaskDomain; settings: BuildSettings; weights: MixWeights };
 
 function taskRow(
   problem: Problem,
@@ -131,6 +145,9 @@ function taskRow(
     gold: problem.solution,
     corrupted,
     tests: problem.tests,
+    ...(problem.runtime !== undefined && problem.runtime !== DEFAULT_RUNTIME
+      ? { runtime: problem.runtime }
+      : {}),
     corruptions,
     split,
     source: problem.source,
@@ -138,8 +155,23 @@ function taskRow(
   };
 }
 
+/**
+ * Runs `program` against the problem's tests in its runtime. A runtime that is not installed stops the
+ * build (MineditError FailedPrecondition naming the problem, the runtime and what installs it).
+ */
 async function run(problem: Problem, program: string, context: Context): Promise<TestOutcome> {
-  return runPythonTests(context.sandbox, program, runnerTests(problem), context.limits, context.signal);
+  try {
+    return await runPythonTests(
+      context.sandbox,
+      program,
+      runnerTests(problem),
+      context.limits,
+      context.signal,
+    );
+  } catch (error) {
+    if (!isMineditError(error) || error.code !== ErrorCode.FailedPrecondition) throw error;
+    throw new MineditError(ErrorCode.FailedPrecondition, `${problem.problemId}: ${error.rawMessage}`);
+  }
 }
 
 /** Why a gold run did not pass, in one line. */
@@ -181,14 +213,24 @@ export async function buildProblem(problem: Problem, context: Context): Promise<
     let drawn: ReturnType<typeof corruptionVariants>;
     try {
       const sites = findSites(problem.solution, context.families);
-      if ([...sites.values()].every((list) => list.length === 0)) {
-        return problemRejected("no_site", "no site for any requested family");
+      // A family the mix gives weight 0 is never drawn: its sites do not count.
+      const weights = context.weights.families;
+      if ([...sites].every(([family, list]) => list.length === 0 || weights?.[family] === 0)) {
+        return problemRejected(
+          "no_site",
+          weights === undefined ? "no site for any requested family" : "no site for any family the mix draws",
+        );
       }
       drawn = corruptionVariants(problem.solution, {
         families: context.families,
-        count: context.corruptions,
+        count: {
+          ...context.corruptions,
+          ...(context.weights.counts === undefined ? {} : { weights: context.weights.counts }),
+        },
         variants: context.candidates,
         seed: `${context.seed}/${problem.problemId}`,
+        sites,
+        ...(context.weights.families === undefined ? {} : { weights: context.weights.families }),
       });
     } catch (error) {
       if (error instanceof PySyntaxError || error instanceof TokenizeError) {
@@ -232,8 +274,8 @@ export async function buildProblem(problem: Problem, context: Context): Promise<
 
 function describeSettings(s: BuildSettings): string {
   return (
-    `families ${s.families.join(",")}, corruptions ${s.corruptions}, variants ${s.variants}, ` +
-    `candidates ${s.candidates}, seed ${s.seed}`
+    `families ${s.families.join(",")}, mix ${s.mix}, corruptions ${s.corruptions}, ` +
+    `variants ${s.variants}, candidates ${s.candidates}, seed ${s.seed}`
   );
 }
 
@@ -284,8 +326,15 @@ export async function buildTasks(options: BuildOptions): Promise<BuildSummary> {
     );
   }
 
+  let weights: MixWeights;
+  try {
+    weights = mixWeights(options.mix, options.families, options.corruptions);
+  } catch (error) {
+    throw new MineditError(ErrorCode.InvalidArgument, error instanceof Error ? error.message : String(error));
+  }
   const settings: BuildSettings = {
     families: options.families.map((f) => f.name),
+    mix: options.mix,
     corruptions: `${options.corruptions.min}-${options.corruptions.max}`,
     variants: options.variants,
     candidates: options.candidates,
@@ -304,7 +353,7 @@ export async function buildTasks(options: BuildOptions): Promise<BuildSummary> {
     interrupted: false,
   };
   const context: Context = {
-    families: options.families,
+    families: mixFamilies(options.mix, options.families),
     corruptions: options.corruptions,
     variants: options.variants,
     candidates: options.candidates,
@@ -314,6 +363,7 @@ export async function buildTasks(options: BuildOptions): Promise<BuildSummary> {
     limits: options.limits,
     domain: domainOf(options.families),
     settings,
+    weights,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
 

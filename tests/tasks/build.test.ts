@@ -21,6 +21,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { Client, credentials } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
@@ -144,6 +145,7 @@ describe("a build", () => {
     for (const row of rows) {
       expect(row.task_id).toMatch(/^minedit\/seed\/\d{3}-[a-z-]+\/test\/v[12]$/);
       expect(row).toMatchObject({ split: "test", source: "minedit", domain: "in-domain" });
+      expect(row).not.toHaveProperty("runtime"); // stdlib, the default, is left implicit
       expect(row.corruptions.length).toBeGreaterThanOrEqual(1);
       expect(row.corruptions.length).toBeLessThanOrEqual(2);
       expect(row.corrupted).not.toBe(row.gold);
@@ -217,12 +219,20 @@ describe("resuming", () => {
     const log = readFileSync(join(dir, "tasks.build.log"), "utf8").trim().split("\n");
     expect(JSON.parse(log[0] as string).settings).toEqual({
       families: IN_DOMAIN_FAMILIES.map((f) => f.name),
+      mix: "paper",
       corruptions: "1-2",
       variants: 2,
       candidates: 8,
       seed: 5,
     });
     const before = readFileSync(out, "utf8");
+    const otherMix = await minedit(
+      ...["tasks", "build", "--source", source, "--out", out, "--variants", "2", "--seed", "5"],
+      ...["--mix", "blocks"],
+    );
+    expect(otherMix.status).toBe(2);
+    expect(otherMix.stderr).toContain("was built with other options (families comparison_operators,");
+    expect(otherMix.stderr).toContain("mix paper, corruptions 1-2");
     const other = await minedit(
       ...["tasks", "build", "--source", source, "--out", out, "--variants", "2", "--seed", "6"],
     );
@@ -280,6 +290,8 @@ describe("interrupting", () => {
       summary = await buildTasks({
         source,
         families: IN_DOMAIN_FAMILIES,
+        // The CLI's default for the in-domain families, which built `out`.
+        mix: "paper",
         corruptions: { min: 1, max: 2 },
         variants: 2,
         candidates: 8,
@@ -490,6 +502,85 @@ describe("the server's task store", () => {
   }, 60_000);
 });
 
+describe("task runtimes", () => {
+  it("rows name the runtime their problem needs; BigCodeBench's own .jsonl.gz; the server runs them in it", async () => {
+    const tests = (cases: string[]) =>
+      `import unittest\nclass TestCases(unittest.TestCase):\n${cases.map((c, i) => `    def test_${i}(self):\n        ${c}\n`).join("")}`;
+    const bigcodebench = [
+      {
+        task_id: "Mini/1",
+        complete_prompt: 'def task_func(xs):\n    """Sum of the positive numbers of xs."""\n',
+        canonical_solution:
+          "    total = 0\n    for x in xs:\n        if x > 0:\n            total += x\n    return total\n",
+        instruct_prompt: "Sum the positive numbers.",
+        test: tests([
+          "self.assertEqual(task_func([1, -2, 3]), 4)",
+          "self.assertEqual(task_func([0, 0, 5]), 5)",
+          "self.assertEqual(task_func([-1, -2]), 0)",
+          "self.assertEqual(task_func([]), 0)",
+        ]),
+        entry_point: "task_func",
+        libs: "[]",
+      },
+      {
+        task_id: "Mini/2",
+        complete_prompt:
+          'import pandas as pd\n\ndef task_func(rows):\n    """Mean of column a over the rows whose b is positive."""\n',
+        canonical_solution:
+          "    df = pd.DataFrame(rows)\n    kept = df[df['b'] > 0]\n    return float(kept['a'].mean())\n",
+        instruct_prompt: "Average a where b is positive.",
+        test: tests([
+          "self.assertEqual(task_func([{'a': 2, 'b': 1}, {'a': 4, 'b': 0}, {'a': 6, 'b': 3}]), 4.0)",
+          "self.assertEqual(task_func([{'a': 1, 'b': -1}, {'a': 3, 'b': 2}]), 3.0)",
+          "self.assertEqual(task_func([{'a': 5, 'b': 1}, {'a': 7, 'b': 1}]), 6.0)",
+        ]),
+        entry_point: "task_func",
+        libs: "['pandas']",
+      },
+    ];
+    const gz = join(dir, "Mini.jsonl.gz");
+    writeFileSync(gz, gzipSync(bigcodebench.map((r) => JSON.stringify(r)).join("\n")));
+    const target = join(dir, "runtime-tasks.jsonl");
+    // Uniform: the paper mix's weights draw Mini/2's `>`→`>=` and `mean`→`median` (which pass its
+    // tests) almost always, and its `0`→`1` (which fails them) hardly ever.
+    const run = await minedit(
+      ...["tasks", "build", "--source", gz, "--out", target, "--candidates", "8", "--mix", "uniform"],
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const rows = readRows(target);
+    expect(rows.map((r) => [r.problem_id, r.runtime])).toEqual([
+      ["bigcodebench/Mini/1", undefined], // stdlib: the default is left implicit
+      ["bigcodebench/Mini/2", "bigcodebench"],
+    ]);
+    expect(parseStoredTask(rows[1]).tests.runtime).toBe("bigcodebench");
+
+    const config = parseConfig({
+      server: { port: 0 },
+      pool: { threads: 1 },
+      sandbox: { executionConcurrency: 1 },
+    });
+    const engine = await startService(config, [target], true);
+    const client = new Client(`127.0.0.1:${engine.server.port}`, credentials.createInsecure());
+    try {
+      const task = rows[1] as BuiltTaskRow;
+      const ref = { case: "taskId" as const, value: task.task_id };
+      const response = await scoreBatch(client, {
+        rollouts: [
+          { id: "gold", completion: task.gold, taskRef: ref },
+          { id: "corrupted", completion: task.corrupted, taskRef: ref },
+        ],
+      });
+      expect(response.results.map((r) => [r.id, r.verdict])).toEqual([
+        ["gold", Verdict.PASSED],
+        ["corrupted", Verdict.FAILED_TESTS],
+      ]);
+    } finally {
+      client.close();
+      await engine.close();
+    }
+  }, 120_000);
+});
+
 describe("minedit tasks stats", () => {
   it("prints the report of a built file, as Markdown or JSON", async () => {
     const markdown = await minedit("tasks", "stats", out);
@@ -531,6 +622,9 @@ describe("help and usage errors", () => {
       "Usage: minedit tasks build --source FILE --out FILE",
       "--families SPEC",
       "--corruptions N|A-B",
+      "--mix NAME           how corruptions are drawn: paper | uniform | blocks",
+      "paper: the over-editing paper's mix",
+      "blocks: uniform, and edge_case_guards also inserts or removes whole guards",
       "--variants N",
       "--seed N",
       "--split NAME",
@@ -562,6 +656,23 @@ describe("help and usage errors", () => {
     [
       ["tasks", "build", "--source", "datasets/seed/problems.jsonl", "--out", "x", "--corruptions", "2-1"],
       "--corruptions: invalid corruption count",
+    ],
+    [
+      ["tasks", "build", "--source", "datasets/seed/problems.jsonl", "--out", "x", "--mix", "table9"],
+      '--mix: unknown corruption mix "table9"; valid: paper, uniform, blocks',
+    ],
+    [
+      [
+        "tasks",
+        "build",
+        "--source",
+        "datasets/seed/problems.jsonl",
+        "--out",
+        "x",
+        "--families",
+        "ood",
+      ].concat(["--mix", "paper"]),
+      "--mix: the paper mix has weights for the 14 in-domain families only",
     ],
     [
       ["tasks", "build", "--source", "datasets/seed/problems.jsonl", "--out", "x", "--variants", "0"],

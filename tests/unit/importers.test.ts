@@ -8,10 +8,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
@@ -30,6 +31,7 @@ import {
   parseLosslessJsonArray,
   toPlainJson,
 } from "../../src/tasks/importers/json-lossless.js";
+import { runtimeForLibraries } from "../../src/tasks/importers/problem-runtime.js";
 import { pythonLiteral } from "../../src/tasks/importers/python-literal.js";
 import { cleandoc } from "../../src/tasks/importers/python-source.js";
 import { runnerTests } from "../../src/tasks/importers/runner-tests.js";
@@ -43,6 +45,10 @@ import type { ImportedRow, ImportFormat, Problem } from "../../src/tasks/importe
 const FIXTURES = fileURLToPath(new URL("../fixtures/importers/", import.meta.url));
 const SEED = fileURLToPath(new URL("../../datasets/seed/problems.jsonl", import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);
+/** BigCodeBench's own file, beside the checkout (../shared/data/bigcodebench/), read where it is. */
+const SHARED_BIGCODEBENCH = fileURLToPath(
+  new URL("../../../shared/data/bigcodebench/BigCodeBench.jsonl.gz", import.meta.url),
+);
 
 /** The raw rows of a JSONL fixture by line number, to compare the mapping against. */
 function rawRows(name: string): Map<number, Record<string, unknown>> {
@@ -109,6 +115,7 @@ describe("bigcodebench", () => {
       tests: { style: "unittest", code: first.test },
       source: "bigcodebench",
       libraries: ["collections", "re", "unittest"],
+      runtime: "stdlib",
     });
     const second = problemAt(rows, 2);
     expect(second.statement).toBe(docstringOracle(second.solution, "task_func"));
@@ -155,6 +162,7 @@ describe("humaneval", () => {
         tests: { style: "assert", code: row.test },
         source: "humaneval",
         libraries: line === 2 ? ["typing"] : [],
+        runtime: "stdlib",
       });
     }
     expect(problemAt(rows, 1).statement.startsWith("Return the length of the longest run")).toBe(true);
@@ -193,6 +201,7 @@ describe("mbpp", () => {
       },
       source: "mbpp",
       libraries: [],
+      runtime: "stdlib",
     });
     // `isclose` is called first but the program does not define it; `_disc` is defined but not called.
     const ring = problemAt(rows, 2);
@@ -265,6 +274,7 @@ describe("deepcoder: stdin/stdout cases", () => {
       },
       source: "deepcoder",
       libraries: [],
+      runtime: "stdlib",
     });
   });
 
@@ -285,6 +295,7 @@ describe("deepcoder: stdin/stdout cases", () => {
       },
       source: "deepcoder",
       libraries: [],
+      runtime: "stdlib",
     });
   });
 
@@ -323,6 +334,7 @@ describe("deepcoder: function calls (a JSON array file)", () => {
       },
       source: "deepcoder",
       libraries: ["typing"],
+      runtime: "stdlib",
     });
   });
 
@@ -401,6 +413,7 @@ describe("corrupted", () => {
       tests: { style: "unittest", code: first.test_code },
       source: "corrupted",
       libraries: ["unittest"],
+      runtime: "stdlib",
       corrupted: {
         program: first.corrupted_solution,
         families: ["comparison_operators", "comparison_operators"],
@@ -416,6 +429,7 @@ describe("corrupted", () => {
       tests: { style: "assert", code: second.test_code },
       source: "corrupted",
       libraries: [],
+      runtime: "stdlib",
       corrupted: { program: second.corrupted_solution, families: ["accumulator_initialization"] },
     });
   });
@@ -594,6 +608,68 @@ describe("format detection and file handling", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("gzip sources (BigCodeBench's own .jsonl.gz, a gzipped JSON array) import as their text does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "minedit-importers-"));
+    try {
+      const text = readFileSync(fixture("bigcodebench.jsonl"));
+      const gz = join(dir, "BigCodeBench.jsonl.gz");
+      writeFileSync(gz, gzipSync(text));
+      expect(await collect(gz)).toEqual(rowsOf("bigcodebench"));
+      // Told by the content, not the name.
+      const named = join(dir, "plain-name.jsonl");
+      writeFileSync(named, gzipSync(text));
+      expect(await collect(named, "bigcodebench")).toEqual(rowsOf("bigcodebench"));
+      const array = join(dir, "fn.json.gz");
+      writeFileSync(array, gzipSync(readFileSync(fixture("deepcoder-fn.json"))));
+      expect(await collect(array)).toEqual(await collect(fixture("deepcoder-fn.json")));
+      const torn = join(dir, "torn.jsonl.gz");
+      writeFileSync(torn, gzipSync(text).subarray(0, 200));
+      await expect(collect(torn)).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a problem's runtime: stdlib when every library is standard, else bigcodebench", () => {
+    const row = rawRows("bigcodebench.jsonl").get(1) ?? {};
+    expect(importRow("bigcodebench", row).runtime).toBe("stdlib");
+    const pandas = {
+      ...row,
+      complete_prompt: `import pandas as pd\n${row.complete_prompt}`,
+    };
+    expect(importRow("bigcodebench", pandas)).toMatchObject({
+      runtime: "bigcodebench",
+      libraries: expect.arrayContaining(["pandas"]),
+    });
+    // Declared in `libs` only, or a submodule (sklearn.cluster), or one no runtime provides.
+    expect(importRow("bigcodebench", { ...row, libs: "['numpy', 're']" }).runtime).toBe("bigcodebench");
+    expect(runtimeForLibraries(["sklearn.cluster", "os"])).toBe("bigcodebench");
+    expect(runtimeForLibraries(["tensorflow"])).toBe("bigcodebench");
+    expect(runtimeForLibraries(["os", "unittest.mock"])).toBe("stdlib");
+    const corrupted = rawRows("corrupted.jsonl").get(1) ?? {};
+    const withNumpy = {
+      ...corrupted,
+      canonical_solution: `import numpy as np\n${corrupted.canonical_solution}`,
+      corrupted_solution: `import numpy as np\n${corrupted.corrupted_solution}`,
+    };
+    expect(importRow("corrupted", withNumpy).runtime).toBe("bigcodebench");
+    expect(runnerTests(importRow("corrupted", withNumpy)).runtime).toBe("bigcodebench");
+    expect(runnerTests(importRow("corrupted", corrupted)).runtime).toBeUndefined();
+  });
+
+  test.skipIf(!existsSync(SHARED_BIGCODEBENCH))(
+    "the shared BigCodeBench.jsonl.gz: all 1,140 tasks import, most in the bigcodebench runtime",
+    async () => {
+      const rows = await collect(SHARED_BIGCODEBENCH);
+      const problems = rows.flatMap((r) => ("problem" in r ? [r.problem] : []));
+      expect(problems).toHaveLength(1140);
+      const stdlib = problems.filter((p) => p.runtime === "stdlib").length;
+      expect(stdlib).toBeGreaterThan(250);
+      expect(stdlib).toBeLessThan(400);
+      expect(problems.find((p) => p.problemId === "bigcodebench/BigCodeBench/0")?.runtime).toBe("stdlib");
+    },
+  );
 
   test("importRow throws an InvalidArgument error naming the field", () => {
     const row = rawRows("humaneval.jsonl").get(1) ?? {};

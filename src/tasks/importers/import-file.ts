@@ -1,10 +1,13 @@
 /**
  * The importers' entry points: detect a source file's format from its field names, import one row, or
- * stream a whole file (JSONL, or a single JSON array) into problems, with every row that cannot be
- * imported reported by line and reason while the others still import.
+ * stream a whole file (JSONL, or a single JSON array; either may be gzip-compressed, as BigCodeBench
+ * publishes its data) into problems, with every row that cannot be imported reported by line and reason
+ * while the others still import.
  */
 import { createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { createGunzip, gunzipSync } from "node:zlib";
 import { loadPythonGrammar } from "../../core/python/grammar.js";
 import { jsonTypeName } from "../../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
@@ -17,6 +20,7 @@ import { importHumanEval } from "./humaneval.js";
 import { JsonSyntaxError, parseLosslessJson, parseLosslessJsonArray, toPlainJson } from "./json-lossless.js";
 import { importMbpp } from "./mbpp.js";
 import { importMinedit } from "./minedit.js";
+import { runtimeForLibraries } from "./problem-runtime.js";
 import type { ImportedRow, ImportFormat, Problem } from "./types.js";
 import { IMPORT_FORMATS } from "./types.js";
 
@@ -74,18 +78,20 @@ export function detectFormat(row: SourceRow): ImportFormat | null {
 }
 
 /**
- * Imports one row (already parsed from JSON) of the given format. Pure apart from needing the Python
- * grammar: `await loadPythonGrammar()` first.
+ * Imports one row (already parsed from JSON) of the given format, with the task runtime its libraries
+ * need (problem-runtime.ts). Pure apart from needing the Python grammar: `await loadPythonGrammar()` first.
  *
  * @throws MineditError `InvalidArgument` whose `rawMessage` is the reason, naming the field.
  */
 export function importRow(format: ImportFormat, row: SourceRow): Problem {
-  return IMPORTERS[format](row);
+  const problem = IMPORTERS[format](row);
+  return { ...problem, runtime: problem.runtime ?? runtimeForLibraries(problem.libraries ?? []) };
 }
 
 /**
  * Streams the problems of a source file: JSONL read line by line (blank lines skipped), or, when the
- * first non-blank character is `[`, one JSON array read whole. The format is `format`, else detected
+ * first non-blank character is `[`, one JSON array read whole; a gzip file (told by its first bytes, not
+ * its name) is decompressed as it is read. The format is `format`, else detected
  * from the first row that is a JSON object. Rows that cannot be imported come out as `{line, error}`
  * (bad JSON, not an object, a missing or ill-typed field, a program that does not parse, unusable
  * tests, a problem id already imported from an earlier row); the rest as `{line, problem}`.
@@ -122,10 +128,12 @@ export async function* importFile(path: string, format?: ImportFormat): AsyncGen
     return { line, problem };
   };
 
-  if (await startsWithArray(path)) {
+  const gzipped = await isGzip(path);
+  if (await startsWithArray(path, gzipped)) {
     let elements: ReturnType<typeof parseLosslessJsonArray>;
     try {
-      elements = parseLosslessJsonArray(stripBom(await readFile(path, "utf8")));
+      const bytes = await readFile(path);
+      elements = parseLosslessJsonArray(stripBom((gzipped ? gunzipSync(bytes) : bytes).toString("utf8")));
     } catch (error) {
       if (!(error instanceof JsonSyntaxError)) throw unreadable(path, error);
       yield { line: error.line, error: `invalid JSON: ${error.message}` };
@@ -142,7 +150,7 @@ export async function* importFile(path: string, format?: ImportFormat): AsyncGen
     return;
   }
 
-  const input = createReadStream(path, "utf8");
+  const input = openText(path, gzipped);
   try {
     for await (const { line: lineNumber, text: line } of jsonlLines(input)) {
       let value: unknown;
@@ -175,20 +183,46 @@ function withLosslessTests(row: SourceRow, lossless: () => unknown): SourceRow {
   return { ...row, [field]: exact[field] };
 }
 
-async function startsWithArray(path: string): Promise<boolean> {
+/** Whether the file starts with gzip's magic bytes. */
+async function isGzip(path: string): Promise<boolean> {
   const handle = await openForReading(path);
   try {
-    const buffer = Buffer.alloc(4096);
-    for (let position = 0; ; ) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-      if (bytesRead === 0) return false;
-      const text = stripBom(buffer.toString("utf8", 0, bytesRead));
-      const first = text.trimStart()[0];
-      if (first !== undefined) return first === "[";
-      position += bytesRead;
-    }
+    const magic = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(magic, 0, 2, 0);
+    return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
   } finally {
     await handle.close();
+  }
+}
+
+/** A source file's text, decompressed when it is gzip (for reading it outside {@link importFile}). */
+export async function openSourceText(path: string): Promise<Readable> {
+  return openText(path, await isGzip(path));
+}
+
+/** The file's text, decompressed when `gzipped` (a corrupt gzip stream errors the stream). */
+function openText(path: string, gzipped: boolean): Readable {
+  if (!gzipped) return createReadStream(path, "utf8");
+  const file = createReadStream(path);
+  const text = file.pipe(createGunzip());
+  text.setEncoding("utf8");
+  file.on("error", (error) => text.destroy(error));
+  text.on("close", () => file.destroy());
+  return text;
+}
+
+async function startsWithArray(path: string, gzipped: boolean): Promise<boolean> {
+  const input = openText(path, gzipped);
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      const first = stripBom(chunk).trimStart()[0];
+      if (first !== undefined) return first === "[";
+    }
+    return false;
+  } catch (error) {
+    throw unreadable(path, error);
+  } finally {
+    input.destroy();
   }
 }
 

@@ -1,11 +1,19 @@
 /**
  * A problem's tests in the shape the Python runner takes (src/runners/python.ts): assert-style tests carry
- * the entry point, and the stored `float_tolerance` becomes `floatTolerance`.
+ * the entry point, the stored `float_tolerance` becomes `floatTolerance`, and a runtime other than the
+ * standard library's goes with them.
  */
 import type { PythonTests } from "../../runners/python.js";
+import { DEFAULT_RUNTIME } from "../../sandbox/runtimes.js";
 import type { Problem } from "./types.js";
 
-export function runnerTests(problem: Pick<Problem, "tests" | "entryPoint">): PythonTests {
+export function runnerTests(problem: Pick<Problem, "tests" | "entryPoint" | "runtime">): PythonTests {
+  const tests = styleTests(problem);
+  const runtime = problem.runtime ?? DEFAULT_RUNTIME;
+  return runtime === DEFAULT_RUNTIME ? tests : { ...tests, runtime };
+}
+
+function styleTests(problem: Pick<Problem, "tests" | "entryPoint">): PythonTests {
   const { tests, entryPoint } = problem;
   switch (tests.style) {
     case "unittest":

@@ -3,6 +3,7 @@
  * task builder can corrupt, run and store. Field names follow the task rows of datasets/ (snake_case in
  * JSON, camelCase here).
  */
+import type { RuntimeName } from "../../sandbox/runtimes.js";
 
 /** The tests of a problem, as stored in task rows (`tests` field; see src/scoring/task-store.ts). */
 export type ProblemTests =
@@ -48,6 +49,11 @@ export type Problem = {
    * sandbox. Every importer sets it (optional only so that hand-built problems may leave it out).
    */
   libraries?: string[];
+  /**
+   * The task runtime its tests run in (src/sandbox/runtimes.ts): set by {@link importRow} from
+   * `libraries` (problem-runtime.ts) — `stdlib` when every library is standard, else `bigcodebench`.
+   */
+  runtime?: RuntimeName;
   /** Already-corrupted sources only: the corrupted program and the families the source names. */
   corrupted?: { program: string; families: string[] };
 };

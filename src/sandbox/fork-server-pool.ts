@@ -1,0 +1,114 @@
+/**
+ * The fork servers of one task runtime (warm-python.ts has one pool per runtime in use): up to `slots`
+ * servers, each its own bwrap sandbox with the runtime's mounts and preloaded modules. A run takes an idle
+ * server (or starts one while under `slots`, or waits for the next released); a server that died, was
+ * cancelled or could not be cleaned is dropped and replaced in the background, so the pool stays full.
+ */
+import { ErrorCode, MineditError } from "../errors.js";
+import type { BwrapSandbox } from "./bwrap.js";
+import { ForkServer, type ForkServerInfo } from "./fork-server.js";
+import type { Runtime } from "./runtimes.js";
+
+export type PoolSources = {
+  /** sandbox/python/forkserver.py */
+  forkServer: string;
+  /** sandbox/python/harness.py */
+  harness: string;
+  /** The harness's modules, imported by every server before the runtime's own. */
+  preload: readonly string[];
+};
+
+export class ForkServerPool {
+  private readonly idle: ForkServer[] = [];
+  private readonly starting = new Set<Promise<ForkServer>>();
+  private readonly waiting: ((server: ForkServer | Error) => void)[] = [];
+  private readonly all = new Set<ForkServer>();
+  private closed = false;
+
+  constructor(
+    private readonly base: BwrapSandbox,
+    readonly runtime: Runtime,
+    private readonly slots: number,
+    private readonly sources: PoolSources,
+  ) {}
+
+  /**
+   * Starts every slot's server and waits for all of them, so a pool is warm when this resolves. Rejects
+   * with the first server's failure (`MineditError(Unavailable)`, with what it printed).
+   */
+  async fill(): Promise<void> {
+    const started = Array.from({ length: this.slots - this.all.size - this.starting.size }, () =>
+      this.startServer(),
+    );
+    const results = await Promise.allSettled(started);
+    for (const result of results) if (result.status === "fulfilled") this.release(result.value);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  /** What each live server reported when it came up. */
+  servers(): ForkServerInfo[] {
+    return [...this.all].filter((server) => server.alive).map((server) => server.info);
+  }
+
+  /** An idle live server, a newly started one while under `slots`, or the next one released. */
+  async acquire(): Promise<ForkServer> {
+    if (this.closed) throw closedError();
+    for (;;) {
+      const server = this.idle.pop();
+      if (server === undefined) break;
+      if (server.alive) return server;
+      this.all.delete(server);
+    }
+    if (this.all.size + this.starting.size < this.slots) return this.startServer();
+    const next = await new Promise<ForkServer | Error>((resolve) => this.waiting.push(resolve));
+    if (next instanceof Error) throw next;
+    return next;
+  }
+
+  /** Hands a server to a waiting run or back to the pool; a dead one is dropped and replaced. */
+  release(server: ForkServer): void {
+    if (!server.alive || this.closed) {
+      this.all.delete(server);
+      if (this.closed) server.kill();
+      else if (this.waiting.length > 0 || this.all.size + this.starting.size < this.slots) {
+        // Keep the pool full in the background, so the next run does not pay the start-up.
+        this.startServer().then(
+          (fresh) => this.release(fresh),
+          (error: Error) => this.waiting.shift()?.(error),
+        );
+      }
+      return;
+    }
+    const waiter = this.waiting.shift();
+    if (waiter !== undefined) waiter(server);
+    else this.idle.push(server);
+  }
+
+  /** Kills every server; waiting runs are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const wake of this.waiting.splice(0)) wake(closedError());
+    await Promise.allSettled([...this.starting]);
+    for (const server of this.all) server.kill();
+    this.all.clear();
+    this.idle.length = 0;
+  }
+
+  private startServer(): Promise<ForkServer> {
+    const { forkServer, harness, preload } = this.sources;
+    const started = ForkServer.start(this.base, forkServer, harness, preload, this.runtime);
+    this.starting.add(started);
+    const settle = () => this.starting.delete(started);
+    started.then((server) => {
+      settle();
+      if (this.closed) server.kill();
+      else this.all.add(server);
+    }, settle);
+    return started;
+  }
+}
+
+function closedError(): MineditError {
+  return new MineditError(ErrorCode.Unavailable, "warm sandbox: closed");
+}

@@ -1,0 +1,188 @@
+/**
+ * Task runtimes: named sets of Python libraries a task's tests may import inside the sandbox, besides the
+ * interpreter's standard library. A task names its runtime (`runtime` in a task row, default
+ * {@link DEFAULT_RUNTIME}); a run asks the sandbox for it ({@link ExecutionRequest.runtime}). The
+ * definitions are data, `sandbox/runtimes.json`, which scripts/ensure-system.sh reads too (one package
+ * list). Each runtime has:
+ *
+ * - `packages`: Debian packages (installed with `--no-install-recommends` by `minedit setup --runtime`),
+ *   each mapped to the top-level module it provides. The runtime counts as installed when every one of
+ *   those modules is found by the sandbox's interpreter ({@link missingModules});
+ * - `preload`: modules each of the runtime's fork servers imports before it forks (warm-python.ts), so a
+ *   run does not pay their import; chosen by how many BigCodeBench tasks import them and what they cost
+ *   (docs/sandbox.md has the measurements);
+ * - `etc`: host /etc entries bound read-only for its runs (Debian keeps matplotlib's matplotlibrc there,
+ *   and the CA bundle requests loads even when a test mocks the network); nothing else of /etc is added;
+ * - `data`: directories of npm packages minedit depends on (package.json), bound read-only under
+ *   /opt/minedit/ for its runs: data its libraries load that no Debian package ships (NLTK's stopwords);
+ * - `env`: variables set for its runs (a headless matplotlib with its config directory in the scratch);
+ * - `scratchDirs`: empty directories every run of it finds in its scratch (that config directory).
+ *
+ * `leftOut` records packages deliberately not installed, and why.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { ErrorCode, MineditError } from "../errors.js";
+
+/** The name of a runtime in `sandbox/runtimes.json` (checked with {@link isRuntimeName}). */
+export type RuntimeName = string;
+
+/** What a task gets when its row names no runtime: the standard library only. */
+export const DEFAULT_RUNTIME: RuntimeName = "stdlib";
+
+const PATH_IN_ETC = /^\/etc\/[^/]+(?:\/[^/]+)*$/;
+/** A plain relative path: no leading `/`, no empty, `.` or `..` segment. */
+const isPlainRelative = (path: string) =>
+  path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+
+const RuntimeSchema = z.strictObject({
+  description: z.string().min(1),
+  packages: z.record(z.string().regex(/^[a-z0-9][a-z0-9.+-]+$/), z.string().min(1)),
+  leftOut: z.record(z.string(), z.string()).default({}),
+  preload: z.array(z.string().min(1)),
+  etc: z.array(z.string().regex(PATH_IN_ETC)),
+  data: z.array(
+    z.strictObject({
+      npm: z.string().min(1),
+      path: z.string().refine(isPlainRelative, "expected a plain relative path"),
+      target: z.string().regex(/^\/opt\/minedit\/[^/]+(?:\/[^/]+)*$/),
+      why: z.string().min(1),
+    }),
+  ),
+  env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string()),
+  scratchDirs: z.array(z.string().refine(isPlainRelative, "expected a plain relative path")),
+});
+
+const RuntimesFileSchema = z.strictObject({
+  $comment: z.string().optional(),
+  runtimes: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), RuntimeSchema),
+});
+
+/** One runtime (see the module comment for each field). */
+export type Runtime = z.output<typeof RuntimeSchema> & { name: RuntimeName };
+
+function loadRuntimes(): ReadonlyMap<RuntimeName, Runtime> {
+  const url = new URL("../../sandbox/runtimes.json", import.meta.url);
+  const parsed = RuntimesFileSchema.safeParse(JSON.parse(readFileSync(url, "utf8")));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MineditError(
+      ErrorCode.Internal,
+      `sandbox/runtimes.json: ${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  const runtimes = new Map<RuntimeName, Runtime>();
+  for (const [name, runtime] of Object.entries(parsed.data.runtimes))
+    runtimes.set(name, { ...runtime, name });
+  const standard = runtimes.get(DEFAULT_RUNTIME);
+  if (standard === undefined || Object.keys(standard.packages).length > 0) {
+    throw new MineditError(
+      ErrorCode.Internal,
+      `sandbox/runtimes.json: "${DEFAULT_RUNTIME}" must exist and be empty`,
+    );
+  }
+  return runtimes;
+}
+
+const RUNTIMES = loadRuntimes();
+
+/** Every runtime's name, in the file's order (`stdlib` first). */
+export const RUNTIME_NAMES: readonly RuntimeName[] = Object.freeze([...RUNTIMES.keys()]);
+
+export function isRuntimeName(name: string): boolean {
+  return RUNTIMES.has(name);
+}
+
+/** The runtime named `name`; throws `InvalidArgument` naming the known ones for any other name. */
+export function runtimeNamed(name: RuntimeName): Runtime {
+  const runtime = RUNTIMES.get(name);
+  if (runtime === undefined) {
+    throw new MineditError(
+      ErrorCode.InvalidArgument,
+      `unknown runtime "${name}" (known: ${RUNTIME_NAMES.join(", ")})`,
+      { field: "runtime" },
+    );
+  }
+  return runtime;
+}
+
+/** The modules that must be importable for `runtime` to count as installed (one per package). */
+export function requiredModules(runtime: Runtime): string[] {
+  return [...new Set(Object.values(runtime.packages))];
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The runtime's `data` directories as read-only binds: where the npm package keeps each (null when the
+ * package is not installed: `npm ci`) and where runs see it.
+ */
+export function dataBinds(runtime: Runtime): { source: string | null; target: string; npm: string }[] {
+  return runtime.data.map(({ npm, path, target }) => {
+    let source: string | null;
+    try {
+      source = join(dirname(requireHere.resolve(`${npm}/package.json`)), path);
+      if (!existsSync(source)) source = null;
+    } catch {
+      source = null;
+    }
+    return { source, target, npm };
+  });
+}
+
+/** The command that installs a runtime, for messages. */
+export function setupCommand(name: RuntimeName): string {
+  return `minedit setup --runtime ${name}`;
+}
+
+/** Why a run or a task cannot use `name`: it is not installed, and what installs it. */
+export function notInstalledMessage(name: RuntimeName, missing: readonly string[]): string {
+  const shown = missing.slice(0, 6).join(", ") + (missing.length > 6 ? `, … (${missing.length} in all)` : "");
+  return `runtime "${name}" is not installed (not found: ${shown}); run \`${setupCommand(name)}\``;
+}
+
+const FIND_SPECS =
+  "import importlib.util, json, sys\nprint(json.dumps([m for m in json.loads(sys.argv[1]) if importlib.util.find_spec(m) is None]))";
+
+/**
+ * The required modules of `runtime` that the interpreter at `pythonPath` does not find, and its data
+ * packages that are not installed (`npm package X`); empty: installed.
+ * Asked of that interpreter on the host, run as the sandbox runs it (`-s`, an empty environment): the
+ * sandbox binds /usr and the interpreter's own prefix read-only, so it finds what the host finds there.
+ * `find_spec` locates a top-level module without importing it (a few milliseconds for all of them); that
+ * the modules also import is what `minedit setup` and the fork servers' preloading check.
+ *
+ * @throws MineditError `Unavailable` when the interpreter cannot be run.
+ */
+export async function missingModules(runtime: Runtime, pythonPath: string): Promise<string[]> {
+  const modules = requiredModules(runtime);
+  const data = dataBinds(runtime)
+    .filter((bind) => bind.source === null)
+    .map((bind) => `npm package ${bind.npm}`);
+  if (modules.length === 0) return data;
+  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+    (resolve) => {
+      const child = spawn(pythonPath, ["-s", "-c", FIND_SPECS, JSON.stringify(modules)], { env: {} });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        err += chunk.toString("utf8");
+      });
+      child.once("error", (error) => resolve({ code: null, stdout: "", stderr: error.message }));
+      child.once("close", (status) => resolve({ code: status, stdout: out, stderr: err }));
+    },
+  );
+  if (code !== 0) {
+    throw new MineditError(
+      ErrorCode.Unavailable,
+      `cannot ask ${pythonPath} for the modules of runtime "${runtime.name}": ${stderr.trim() || `exit ${code}`}`,
+    );
+  }
+  return [...z.array(z.string()).parse(JSON.parse(stdout)), ...data];
+}

@@ -1,0 +1,112 @@
+/**
+ * CPU-time limits (issue 13 item 3; sandbox/python/forkserver.py, src/scoring/limits.ts): the time limit
+ * counts the run's CPU time, the wall limit is only a backstop, so a verdict does not depend on how many
+ * runs share the cores. The same programs are judged at concurrency 2 and 16 on this machine's cores
+ * (2 in CI: 16 is 8× oversubscribed, the load itself): a CPU-bound program within its limit stays PASSED,
+ * a busy loop is TIMEOUT by CPU, a program that sleeps within the backstop is PASSED (sleep burns no CPU),
+ * one that sleeps forever is TIMEOUT by the backstop alone.
+ */
+import { availableParallelism } from "node:os";
+import { afterAll, describe, expect, test } from "vitest";
+import { type PythonTests, runPythonTests, type TestOutcome } from "../../src/runners/python.js";
+import { DEFAULT_LIMITS, type ExecutionLimits } from "../../src/sandbox/sandbox.js";
+import type { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
+import { wallBackstopMs } from "../../src/scoring/limits.js";
+import { createWarmSandbox } from "./backends.js";
+
+const CPU_LIMIT_MS = 2_000;
+const CORES = availableParallelism();
+const limitsAt = (concurrency: number): ExecutionLimits => ({
+  ...DEFAULT_LIMITS,
+  cpuTimeMs: CPU_LIMIT_MS,
+  wallTimeMs: wallBackstopMs(CPU_LIMIT_MS, concurrency, CORES),
+});
+
+const TESTS: PythonTests = {
+  style: "unittest",
+  code: "import unittest\nclass TestCases(unittest.TestCase):\n    def test_f(self):\n        self.assertEqual(f(), 1)\n",
+};
+/** About 0.5 s of CPU here: a quarter of the limit, alone or with 15 others on 2 cores. */
+const WITHIN = "def f():\n    s = 0\n    for i in range(3_000_000):\n        s += i * i\n    return 1\n";
+const BUSY = "def f():\n    while True:\n        pass\n";
+const SLEEPS = "import time\ndef f():\n    time.sleep(1.5)\n    return 1\n";
+
+/** 16 runs: 12 CPU-bound within the limit, 2 busy loops, 2 that sleep within the backstop. */
+const PROGRAMS = [
+  ...Array.from({ length: 12 }, () => ["within", WITHIN] as const),
+  ["busy", BUSY] as const,
+  ["busy", BUSY] as const,
+  ["sleeps", SLEEPS] as const,
+  ["sleeps", SLEEPS] as const,
+];
+
+const opened: WarmPythonSandbox[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((sandbox) => sandbox.close()));
+});
+
+async function judge(concurrency: number): Promise<{ kind: string; outcome: TestOutcome }[]> {
+  const sandbox = await createWarmSandbox(concurrency);
+  opened.push(sandbox);
+  const limits = limitsAt(concurrency);
+  return Promise.all(
+    PROGRAMS.map(async ([kind, program]) => ({
+      kind,
+      outcome: await runPythonTests(sandbox, program, TESTS, limits),
+    })),
+  );
+}
+
+describe("CPU-time limits", () => {
+  test("the same verdicts at concurrency 2 and 16: within the limit PASSED, busy loops TIMEOUT", async () => {
+    const verdicts: Record<number, string[]> = {};
+    for (const concurrency of [2, 16]) {
+      const started = performance.now();
+      const results = await judge(concurrency);
+      const seconds = (performance.now() - started) / 1000;
+      verdicts[concurrency] = results.map(({ kind, outcome }) => `${kind}:${outcome.verdict}`);
+      for (const { kind, outcome } of results) {
+        expect(outcome.verdict, `${kind} at ${concurrency}: ${outcome.detail}`).toBe(
+          kind === "busy" ? "TIMEOUT" : "PASSED",
+        );
+      }
+      console.log(`concurrency ${concurrency} on ${CORES} cores: 16 runs in ${seconds.toFixed(1)} s`);
+    }
+    expect(verdicts[16]).toEqual(verdicts[2]);
+  }, 120_000);
+
+  test("the run's CPU time is reported, and a sleep costs none of it", async () => {
+    const sandbox = await createWarmSandbox(2);
+    opened.push(sandbox);
+    const limits = limitsAt(2);
+    const run = (code: string) => sandbox.run({ files: {}, argv: ["python3", "-s", "-c", code], limits });
+    const busy = await run("while True: pass");
+    expect(busy.timedOut).toBe(true);
+    expect(busy.cpuTimeMs).toBeGreaterThanOrEqual(CPU_LIMIT_MS);
+    expect(busy.cpuTimeMs).toBeLessThan(CPU_LIMIT_MS + 500);
+    const sleeper = await run("import time; time.sleep(1)");
+    expect(sleeper.exitCode).toBe(0);
+    expect(sleeper.wallTimeMs).toBeGreaterThanOrEqual(1000);
+    expect(sleeper.cpuTimeMs).toBeLessThan(300);
+    // CPU of processes the program starts counts too (reaped by the fork server or by the program).
+    const child = await run(
+      "import subprocess, sys; subprocess.run([sys.executable, '-c', 'while True: pass'])",
+    );
+    expect(child.timedOut).toBe(true);
+    expect(child.cpuTimeMs).toBeGreaterThanOrEqual(CPU_LIMIT_MS);
+  }, 60_000);
+
+  test("a program that sleeps forever is stopped by the wall backstop alone", async () => {
+    const sandbox = await createWarmSandbox(1);
+    opened.push(sandbox);
+    const limits = { ...DEFAULT_LIMITS, cpuTimeMs: 500, wallTimeMs: wallBackstopMs(500, 1, CORES) };
+    const r = await sandbox.run({
+      files: {},
+      argv: ["python3", "-s", "-c", "import time; time.sleep(3600)"],
+      limits,
+    });
+    expect(r.timedOut).toBe(true);
+    expect(r.wallTimeMs).toBeGreaterThanOrEqual(limits.wallTimeMs);
+    expect(r.cpuTimeMs).toBeLessThan(300);
+  }, 30_000);
+});
