@@ -1,4 +1,6 @@
 """minedit's Python test harness. Runs inside the sandbox; src/runners/python.ts writes it as harness.py.
+One file, long on purpose: it is shipped into every sandbox as one compiled blob, and its defences rely on
+knowing its own code objects (they are trusted by identity; a second module would be a second surface).
 
 Usage:  python3 -s harness.py unittest            (BigCodeBench: a TestCases(unittest.TestCase) class)
         python3 -s harness.py assert ENTRY_POINT  (HumanEval: def check(candidate), called as check(ENTRY_POINT))
@@ -8,7 +10,8 @@ Only ever run inside the sandbox (the stdio style kills every other process of i
 between cases; it checks it has one, see _kill_others). Run directly by bwrap or, warm, by the fork
 server (sandbox/python/forkserver.py), which runs it exactly as `python3 -s -c LOADER ARGS` would. Imports are what each style needs: unittest only
 for the unittest style, and the stdio style imports neither ast, json, traceback nor unittest.
-Files:  program.py (the candidate), tests.py (the task's tests), in the working directory.
+Files:  program.py (the candidate), tests.py (the task's tests), in the working directory. tests.py is
+        read and deleted before any candidate code runs.
 Stdin:  one line, a random nonce. It is read, and fd 0 replaced by /dev/null, before any candidate code runs.
 
 Results go to stdout as records the candidate cannot forge without the nonce, each on its own line:
@@ -18,41 +21,209 @@ Results go to stdout as records the candidate cannot forge without the nonce, ea
     ready   after the inputs are read and the tests compiled, before candidate code runs;
             {"total": static estimate of the number of tests}
     loaded  (unittest) the tests are collected; {"total": n}
+    fail    a test failed, written the moment the failure is seen (it cannot be taken back): {"name": str,
+            "detail": str}; a test may have several
     test    one test finished; {"name": str, "ok": bool}
     result  the final outcome, written once, then the process ends with os._exit(0):
             {"status": "ok" | "program_error" | "tampered" | "tests_invalid", "passed": int,
              "total": int, "all_ok": bool, "memory_error": bool, "detail": str}
             all_ok is true only when every counted test passed and nothing failed outside a test.
+The runner never counts a test with a `fail` record, or a `test` record with ok false, as passed.
 
-Against a candidate that tries to pass without solving the task (SPEC §2.6):
+Against a candidate that tries to pass without solving the task (SPEC §2.6; each line is a test in
+tests/sandbox/hostile.test.ts or reward-hacks.test.ts):
 - sys.exit() / os._exit() / killing the process before or during the tests: no `result` record, which
   the runner scores as a failure, never a pass. SystemExit raised by the program is caught and reported.
 - Patching the test machinery: every unittest class and module, builtins and json are snapshotted (each
   attribute's identity and, for functions, their code, defaults and closure) before the candidate runs,
-  and checked after the program is loaded, after the tests are defined and after every test; the tests
-  run with a result class defined here. A difference is status "tampered".
-- Printing a fake result: it would need the nonce, which is never in argv, environment, files or module
-  globals (it lives only in the record writer's closure).
+  and checked after the program is loaded, after the tests are defined and after every test, with the
+  instance dicts of the result and of each test case (a method set on an instance); the tests run with a
+  result class defined here. A difference is status "tampered". A test passes only if its own code ran
+  (see "the tests' own code" below), so a replaced test method or runner that skips it fails it.
+  Checked the same way once the tests are defined: the names their module code bound (a `global` in the
+  tests' text exempts a name), the classes it defined (an attribute replaced, or one shadowing a base
+  class's callable: TestCases.assertTrue), and, in the library modules and classes those names lead to,
+  the attributes the tests' text names (or comparisons use) holding the program's code (math.isclose,
+  np.testing.assert_allclose, pd.DataFrame.equals replaced); the program may not set a library or test
+  function's __code__, __defaults__ or __kwdefaults__. unittest's skip and expected-failure flags count
+  only for tests the tests' decorators mark (set at run time, a skip is a failure).
+- Objects that lie (SPEC §2.6 "reward hacks"): the tests' comparisons (==, !=, <, <=, >, >=, in, not
+  in), arithmetic (+ - * / // % **) and abs() are rewritten (AST) into calls of this harness, as are
+  `self.assertEqual` and the other comparing assert methods (which are also replaced on TestCase).
+  Those go by who defined the methods involved: when one operand's type has the operator defined by
+  the program (code not from the interpreter's library directories) and the other's does not, the other
+  operand's type decides (int.__eq__(3, x) is NotImplemented for a foreign x: not equal), and an
+  instance of a builtin subclass (a lying int/str/list/dict subclass) is compared by its builtin value;
+  containers are compared element by element under the same rule (a lying element inside a list, dict
+  or tuple does not make it equal). Library objects equal to a plain value (numpy, Decimal, a mock) must
+  not also claim equality with a private sentinel or with other values of the expected type (probes in
+  random order), which catches mock.ANY and objects configured to be equal to everything. When both
+  operands are the program's (its own class compared with an instance the tests built from it), the
+  program's __eq__ decides: that is the task's own semantics.
+- Reading the test: tests.py is deleted before candidate code runs (so open(), linecache and
+  inspect.getsource find nothing). A permanent audit hook (sys.addaudithook) refuses, to code other
+  than this harness's, the tests' and a fixed set of library call sites: frames (sys._getframe,
+  traceback.tb_frame, running generators' and coroutines' frames, sys._current_frames), the code objects
+  of the tests' entry points and of this harness (function.__code__, frame.f_code), gc.get_objects /
+  get_referrers / get_referents, sys.settrace / setprofile, new audit hooks, and compiling or building
+  code that claims a library file name. Library call sites that use frames themselves (logging's
+  findCaller, namedtuple, typing, enum, traceback's printing without locals, warnings, pandas and
+  matplotlib stack levels) keep working: a library function may take a frame only if its own code names
+  the frame API it uses, and a frame it fetches must not lie beyond the program's frame that called it;
+  those that hand frames to their caller (inspect, traceback.walk_stack/walk_tb, dis, cgitb, pdb, ...)
+  are judged by their caller. Signal handlers get None for the frame (the handler is wrapped).
+- The tests' own code: test methods, setUp/tearDown(Class) and check() start with a harness call that
+  accepts only a call from the harness's own test run (the running test instance, reached through
+  unittest and library frames only); the program calling them with a fake `self` (to record what the
+  test compares) is refused and the run counts as tampered. Failures in a test body (and in subTest
+  blocks) are recorded by the harness before unittest sees them.
+- Reaching the runner's objects: the harness's state, the record writer and the nonce live only in its
+  own frames and in the constants of its functions' code objects (co_consts, behind function.__code__,
+  which the hook refuses); nothing the program can reach by attribute (classes, closures, __globals__,
+  __defaults__) leads to them. The program's code runs with the harness frames above it, but gets no frame.
+- Printing a fake result: it would need the nonce (see above; never in argv, environment or files).
 - Raising unittest.SkipTest from the candidate: a test skipped at run time counts as failed; only tests
   skipped by decorator (known before running) are left out of the total.
-This is not a defence against arbitrary in-process introspection (walking gc objects, tracing frames,
-threads racing the checks): tests and candidate share one interpreter by design (BigCodeBench and
-HumanEval run them in one namespace). The sandbox, not this file, is the security boundary.
+What remains possible (tests and candidate share one interpreter by design, as BigCodeBench and HumanEval
+run them): ctypes (arbitrary memory, the C API); bytecode files crafted to carry a library file name; a
+library function that returns its caller's frame or runs a callable for the program (third-party code
+is trusted by file name), or code the program execs in a library module's namespace (taken for a
+dataclass's generated methods); a library attribute the tests' text does not name; inspect.currentframe()
+is refused even for the program's own frame (its f_back leads to the tests); data the tests keep outside their functions (module or class attributes,
+module-level helper functions) is readable and callable; a monkey-patch that restores itself before the
+harness checks (mock's and numpy's assert helpers, asserts not called as self.assertX); a program-defined
+object compared with another program-defined object; isinstance() fooled by a __class__ property; and
+threads racing the checks. The sandbox, not this file, is the security boundary.
 """
 
 import sys
 
+# Sealed functions (_s_*): the only harness functions the program can reach (as methods of unittest
+# classes and of the result class, as constants of the tests' code, as signal/_imp replacements). They
+# have no closure and empty globals; whatever they use is a constant of their code object, put there by
+# _seal() from placeholders "\x00minedit:NAME" (NAME an attribute of the harness's private namespace K),
+# so reaching it takes function.__code__, which the audit hook refuses to the program.
+
+
+def _s_cmp(op, a, b):
+    type_ = "\x00minedit:type"
+    scalars = "\x00minedit:SCALARS"
+    if type_(a) in scalars and type_(b) in scalars:
+        ops = "\x00minedit:CMP_OPS"
+        return ops[op](a, b)
+    K = "\x00minedit:K"
+    return K.cmp(op, a, b)
+
+
+def _s_arith(op, a, b):
+    type_ = "\x00minedit:type"
+    scalars = "\x00minedit:SCALARS"
+    if type_(a) in scalars and type_(b) in scalars:
+        ops = "\x00minedit:ARITH_OPS"
+        return ops[op](a, b)
+    K = "\x00minedit:K"
+    return K.arith(op, a, b)
+
+
+def _s_abs(x, *more):
+    K = "\x00minedit:K"
+    return K.safe_abs(x, *more)
+
+
+def _s_enter(owner):
+    K = "\x00minedit:K"
+    return K.enter(owner)
+
+
+def _s_fail(error):
+    K = "\x00minedit:K"
+    return K.body_failed(error)
+
+
+def _s_register(obj):
+    K = "\x00minedit:K"
+    return K.register(obj)
+
+
+def _s_assert(self, *args, **kwargs):
+    K = "\x00minedit:K"
+    return K.run_assert("\x00minedit:METHOD", self, args, kwargs)
+
+
+def _s_result_method(self, *args):
+    K = "\x00minedit:K"
+    return K.result_event("\x00minedit:METHOD", self, args)
+
+
+def _s_audit(event, args):
+    events = "\x00minedit:AUDIT_EVENTS"
+    if event not in events:
+        return
+    K = "\x00minedit:K"
+    ident = K.get_ident()
+    guard = K.guard
+    if ident in guard:
+        return
+    guard.add(ident)
+    try:
+        denied = K.audit_check(event, args)
+    finally:
+        guard.discard(ident)
+    if denied:
+        raise K.RuntimeError("minedit: " + denied + " is not available to the program under test")
+
+
+def _s_signal(signalnum, handler):
+    K = "\x00minedit:K"
+    return K.signal_install(signalnum, handler)
+
+
+def _s_getsignal(signalnum):
+    K = "\x00minedit:K"
+    return K.signal_get(signalnum)
+
+
+def _s_create_builtin(spec):
+    K = "\x00minedit:K"
+    return K.create_builtin(spec)
+
+
+def _s_frameless_call(self, signum, frame):
+    # A signal handler gets the interrupted frame, from which every frame above (the test's, the
+    # harness's) is one f_back away: the program's handler gets None instead.
+    del frame
+    return self.handler(signum, None)
+
+
+def _seal(fn, K, **extra):
+    """A copy of `fn` whose placeholder constants are K's attributes (or `extra`), with no closure and
+    empty builtins (a name it forgot to take from K fails loudly instead of using a patchable global)."""
+    import types
+
+    def sub(c):
+        if type(c) is str and c.startswith("\x00minedit:"):
+            name = c[9:]
+            return extra[name] if name in extra else getattr(K, name)
+        if type(c) is types.CodeType:
+            return c.replace(co_consts=tuple(sub(x) for x in c.co_consts))
+        return c
+
+    return types.FunctionType(sub(fn.__code__), {"__builtins__": {}}, fn.__name__, fn.__defaults__, None)
+
 
 def _harness():
+    import _thread
     import ast
     import builtins
     import gc
     import json
     import json.encoder
     import mmap
+    import operator
     import os
     import traceback
     import types
+    import warnings
 
     # unittest (the heaviest import) only for the style that uses it.
     unittest_style = sys.argv[1:2] == ["unittest"]
@@ -77,12 +248,17 @@ def _harness():
     len_ = len
     str_ = str
     type_ = type
+    frozenset_ = frozenset
     FunctionType = types.FunctionType
+    CodeType = types.CodeType
+    getframe = sys._getframe
+    urandom = os.urandom
     if unittest_style:
         TestCase = unittest.case.TestCase
         TestResult = unittest.result.TestResult
         TestLoader = unittest.loader.TestLoader
         TestSuite = unittest.suite.TestSuite
+        test_id = TestCase.id
     else:
         TestCase = TestResult = TestLoader = TestSuite = type("NoUnittest", (), {})
     stderr_fd = 2
@@ -167,14 +343,21 @@ def _harness():
         program_source = f.read()
     with open("tests.py", encoding="utf-8") as f:
         tests_source = f.read()
+    # The tests are never a file the program can read (open, linecache, inspect.getsource).
+    try:
+        os.unlink("tests.py")
+    except OSError as e:
+        finish("tests_invalid", 0, 0, False, "cannot remove tests.py: " + str_(e))
 
     # --- compile the tests (no candidate code has run yet) ----------------------------------------------
     try:
         tests_tree = ast.parse(tests_source, "tests.py")
     except SyntaxError as e:
         finish("tests_invalid", 0, 0, False, "tests do not compile: " + describe(type_(e), e))
+    del tests_source
 
     nested_asserts = False
+    asserts = 0
     # Unusable tests are reported here, before candidate code runs, as "tests_invalid" (the runner masks
     # the sample). Once the candidate has run, anything missing counts against it: it could be the cause.
     if style == "unittest":
@@ -200,7 +383,6 @@ def _harness():
                 check = node
         if check is None:
             finish("tests_invalid", 0, 0, False, "tests define no check(candidate) function")
-        asserts = 0
         body = []
         for statement in check.body:
             if isinstance_(statement, ast.Assert):
@@ -227,69 +409,927 @@ def _harness():
                 nested_asserts = True
                 body.append(statement)
         check.body = body
-        ast.fix_missing_locations(tests_tree)
         # Statements besides top-level asserts, or none at all: "check() completes" is one more test.
         extra_unit = nested_asserts or asserts == 0
         estimate = asserts + (1 if extra_unit else 0)
+    entries, marks = _rewrite_tests(ast, tests_tree, style)
+    ast.fix_missing_locations(tests_tree)
     try:
-        tests_code = compile(tests_tree, "tests.py", "exec")
+        with warnings.catch_warnings():
+            # Calls of placeholder constants ("'str' object is not callable") are replaced below.
+            warnings.simplefilter("ignore")
+            tests_code = compile(tests_tree, "tests.py", "exec")
     except SyntaxError as e:
         finish("tests_invalid", 0, 0, False, "tests do not compile: " + describe(type_(e), e))
+    del tests_tree
 
-    # --- the test runner's result class, defined before candidate code --------------------------------
-    outcome = {"failed": {}, "stopped": set(), "memory": False, "first_failure": ""}
+    # --- the harness's private namespace: everything its sealed functions use ---------------------------
+    K = types.SimpleNamespace()
+    for name in (
+        "type", "len", "isinstance", "issubclass", "id", "getattr", "hasattr", "repr", "str", "bool", "int",
+        "float", "complex", "bytes", "list", "tuple", "dict", "set", "frozenset", "iter", "next", "abs",
+        "callable", "object", "RuntimeError", "TypeError", "ValueError", "Exception", "BaseException",
+    ):  # fmt: skip
+        setattr(K, name, getattr_(builtins, name))
+    K.K = K
+    K.get_ident = _thread.get_ident
+    K.guard = set()
+    SCALARS = frozenset_((int, bool, float, complex, str, bytes, type_(None), range, type, type_(...)))
+    K.SCALARS = SCALARS
+    contains = operator.contains
+    K.CMP_OPS = (
+        operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+        lambda a, b: contains(b, a), lambda a, b: not contains(b, a),
+    )  # fmt: skip
+    K.ARITH_OPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod, operator.pow)
+    state = {
+        "started": set(),  # ids of the tests whose own code began
+        "failed": {},  # test id -> first failure seen by the harness (body, subTest, result class)
+        "current": None,  # the test instance being run (unittest) / the entry point passed to check()
+        "key": "",  # the id failures are charged to (a test, or "class X" during class fixtures)
+        "expecting": False,  # the current test is @expectedFailure: unittest judges it
+        "classes": (),  # the test classes being run (their setUpClass/tearDownClass are allowed)
+        "registered": {},  # name -> class or function the tests' module code defined
+        "tampered": "",
+        "denied": [],  # what the audit hook refused (the first few), for the failure detail
+        "memory": False,
+        "first_failure": "",
+        "stopped": set(),
+    }
     static_skips = set()
 
-    def note_failure(test, text, exc_type=None):
-        key = test.id() if isinstance_(test, TestCase) else str_(test)
-        if key not in outcome["failed"]:
-            outcome["failed"][key] = text
+    def charge(key, text, exc_type=None):
+        """Records a failure of test `key` and reports it at once (a `fail` record cannot be retracted)."""
         if exc_type is not None and issubclass_(exc_type, MemoryError):
-            outcome["memory"] = True
-        if not outcome["first_failure"]:
-            outcome["first_failure"] = key.rsplit(".", 1)[-1] + ": " + text
+            state["memory"] = True
+        if key in state["failed"]:
+            return
+        state["failed"][key] = text
+        if not state["first_failure"]:
+            state["first_failure"] = key.rsplit(".", 1)[-1] + ": " + text
+        emit("fail", {"name": key.rsplit(".", 1)[-1], "detail": text[-300:]})
 
-    class HarnessResult(TestResult):
-        def addError(self, test, err):
+    def tamper(text):
+        if not state["tampered"]:
+            state["tampered"] = text
+
+    # --- library provenance -----------------------------------------------------------------------------
+    # Code is "library" when compiled from a file under the interpreter's own directories (the standard
+    # library and site/dist-packages as on sys.path at start, never the scratch); compile() and code
+    # objects claiming such a name are refused to the program (see audit_check).
+    here = os.getcwd()
+    stdlib = os.path.dirname(os.__file__)
+    roots = [stdlib]
+    for entry in sys.path:
+        if entry and os.path.isabs(entry) and entry != here and not entry.startswith(here + "/") and not entry.startswith("/tmp"):
+            roots.append(entry)
+    # numpy (before 1.25) builds its dispatching functions with exec() under this name, at import.
+    NUMPY_INTERNALS = "<__array_function__ internals>"
+    LIB = tuple(sorted({r.rstrip("/") + "/" for r in roots})) + ("<frozen ", NUMPY_INTERNALS)
+    # Code objects by id (a code object holding K among its constants is unhashable); `keep` holds them.
+    trusted_codes = set()
+    entry_codes = {}  # id(code) -> "test" | "fixture" | "class" | "check"
+    keep = []
+
+    def add_codes(code, into):
+        into.add(id(code))
+        keep.append(code)
+        for c in code.co_consts:
+            if type_(c) is CodeType:
+                add_codes(c, into)
+
+    C_CALLABLES = frozenset_(
+        type_(x) for x in (object.__eq__, len, "".join, list.append, dict.__dict__["fromkeys"], (1).__eq__)
+    )
+    partial_type = __import__("functools").partial
+
+    def foreign_code(obj, depth=0):
+        """Whether calling `obj` (a method found on a type) runs code the program wrote."""
+        t = type_(obj)
+        if t in C_CALLABLES:
+            return False
+        if t is FunctionType:
+            return not obj.__code__.co_filename.startswith(LIB)
+        if t is staticmethod or t is classmethod:
+            return foreign_code(obj.__func__, depth + 1)
+        if t is partial_type:
+            return depth > 3 or foreign_code(obj.func, depth + 1)
+        if depth > 3:
+            return True
+        # Another callable or descriptor: its type's code decides (a mock's MagicProxy is library code).
+        for name in ("__get__", "__call__"):
+            m = defines(t, name)
+            if m is not None and foreign_code(m, depth + 1):
+                return True
+        return False
+
+    type_dict = type.__dict__["__dict__"].__get__
+    type_mro = type.__dict__["__mro__"].__get__
+
+    def defines(t, name):
+        """The attribute `name` as t's MRO has it (the real one: a metaclass cannot show another)."""
+        for klass in type_mro(t):
+            d = type_dict(klass)
+            if name in d:
+                return d[name]
+        return None
+
+    def untrusted(x, names):
+        """Whether x's type has one of the methods `names` written by the program."""
+        t = type_(x)
+        if t in SCALARS or t is list or t is tuple or t is dict or t is set or t is frozenset:
+            return False
+        for name in names:
+            m = defines(t, name)
+            if m is not None and foreign_code(m):
+                return True
+        return False
+
+    BASES = (bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
+
+    def base_of(t):
+        for klass in type_mro(t):
+            if klass in BASES:
+                return klass
+        return None
+
+    def launder(x, base=None):
+        """x (an instance of a builtin type or subclass) as a plain builtin value, read through the builtin
+        type's own methods (overrides of __iter__, __getitem__, items ... are not called)."""
+        base = base or base_of(type_(x))
+        if type_(x) is base and base not in (list, tuple, dict, set, frozenset):
+            return x
+        if base is int:
+            return int.__index__(x) if type_(x) is not bool else x
+        if base is float:
+            return float.__float__(x)
+        if base is complex:
+            return complex.__complex__(x)
+        if base is str:
+            return str.__str__(x)
+        if base is bytes:
+            return bytes.__bytes__(x)
+        if base is list:
+            return [launder_any(e) for e in list.__iter__(x)]
+        if base is tuple:
+            return tuple(launder_any(e) for e in tuple.__iter__(x))
+        if base is dict:
+            return {launder_any(k): launder_any(v) for k, v in dict.items(x)}
+        if base is set or base is frozenset:
+            return base(launder_any(e) for e in base.__iter__(x))
+        return x
+
+    def launder_any(x):
+        t = type_(x)
+        if t in SCALARS:
+            return x
+        base = base_of(t)
+        if base is None or not untrusted(x, ("__eq__", "__hash__")) and base not in (list, tuple, dict, set, frozenset):
+            return x
+        return launder(x, base)
+
+    # --- equality --------------------------------------------------------------------------------------
+    class Sentinel:
+        __slots__ = ()
+
+    SENTINEL = Sentinel()
+
+    def all_scalars(xs):
+        return set(map(type_, xs)) <= SCALARS
+
+    def plain(x, depth=0):
+        t = type_(x)
+        if t in SCALARS:
+            return True
+        if depth > 30:
+            return False
+        if t is list or t is tuple or t is set or t is frozenset:
+            return all_scalars(x) or all(plain(e, depth + 1) for e in x)
+        if t is dict:
+            return all_scalars(x) and (all_scalars(x.values()) or all(plain(v, depth + 1) for v in x.values()))
+        return False
+
+    def rand():
+        return urandom(1)[0]
+
+    def typed_probes(o):
+        """Values of o's kind that o is not equal to (o plain)."""
+        r = 1 + rand() % 7
+        t = type_(o)
+        if t is bool:
+            return [not o, 2]
+        if t is int:
+            return [o + r, o - r - 1]
+        if t is float:
+            if o != o or o in (float("inf"), float("-inf")):
+                return [0.0, 1.5]
+            d = (abs(o) + 1.0) * (0.25 + r / 8.0)
+            return [o + d, o - d]
+        if t is complex:
+            return [o + r, o - 1j * r]
+        if t is str or t is bytes:
+            one = t(chr(97 + r), "ascii") if t is bytes else chr(97 + r)
+            return [o + one, o[:-1] if o else one + one]
+        if t is type_(None):
+            return [0, "", False]
+        if t is list or t is tuple:
+            out = [o + t((r,))]
+            if o:
+                first = typed_probes(o[0]) if plain(o[0]) else [SENTINEL]
+                out.append(t((first[0],)) + o[1:])
+            return out
+        if t is dict:
+            out = [{**o, "\x00minedit-probe": r}]
+            if o:
+                k = next(iter(o))
+                v = o[k]
+                out.append({**o, k: (typed_probes(v)[0] if plain(v) else SENTINEL)})
+            return out
+        if t is set or t is frozenset:
+            return [o | {("\x00minedit-probe", r)}]
+        return []
+
+    def claims(v):
+        try:
+            return bool(v) is True
+        except BaseException:
+            return False
+
+    def is_bool(r):
+        t = type_(r)
+        return t is bool or (t.__name__ == "bool_" and t.__module__ == "numpy")
+
+    def probed_eq(a, b, pa, pb, program=False):
+        """Python's a == b, where pa / pb say which operands must not claim equality with probes (values they
+        are not equal to); the real comparison runs at a random place among the probes."""
+        probes = []
+        for x, o, probe in ((a, b, pa), (b, a, pb)):
+            if probe:
+                probes.append((x, SENTINEL))
+                if plain(o):
+                    probes.extend((x, p) for p in typed_probes(o))
+                elif base_of(type_(o)) is not None and not untrusted(o, ("__eq__",)):
+                    probes.extend((x, p) for p in typed_probes(launder(o)))
+        at = rand() % (len_(probes) + 1)
+        lied = False
+        r = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(len_(probes) + 1):
+                if i == at:
+                    r = a == b
+                    if program:
+                        r = claims(r)
+                    elif not is_bool(r):
+                        return r  # a library's elementwise result: the library's business
+                    continue
+                x, p = probes[i - (1 if i > at else 0)]
+                try:
+                    lied = lied or claims(x == p)
+                except BaseException:
+                    pass
+        if lied:
+            note_liar(a, b)
+            return False
+        return bool(r)
+
+    liars = []
+
+    def note_liar(a, b):
+        if not liars:
+            liars.append(type_(a).__qualname__ if base_of(type_(a)) is None else type_(b).__qualname__)
+
+    def deep(a, b, depth):
+        """a == b as the tests mean it (see the docstring); a bool, or a library's non-bool result."""
+        if depth and a is b:
+            return True
+        ta = type_(a)
+        tb = type_(b)
+        if ta in SCALARS and tb in SCALARS:
+            return a == b
+        if depth > 60:
+            return probed_eq(a, b, True, True, True)
+        ua = untrusted(a, ("__eq__",))
+        ub = untrusted(b, ("__eq__",))
+        if ua and ub:
+            return probed_eq(a, b, True, True, True)
+        if ua or ub:
+            t, u = (b, a) if ua else (a, b)
+            base = base_of(type_(u))
+            if base is not None:
+                return deep(t, launder(u, base), depth)
+            r = type_(t).__eq__(t, u)
+            if r is NotImplemented:
+                note_liar(u, t)
+                return False
+            return r
+        fa = base_of(ta)
+        fb = base_of(tb)
+        if fa is None or fb is None:
+            return probed_eq(a, b, fa is None, fb is None)
+        if ta is not fa or tb is not fb:
+            # A library subclass with an __eq__ of its own (OrderedDict, Counter, mock's call, numpy's
+            # float64): its own semantics, and element by element when the shapes allow.
+            ca = ta is not fa and defines(ta, "__eq__") is not defines(fa, "__eq__")
+            cb = tb is not fb and defines(tb, "__eq__") is not defines(fb, "__eq__")
+            if ca or cb:
+                r = a == b
+                if not is_bool(r) or not r:
+                    return r
+                if fa is fb and fa in (list, tuple, dict) and fa.__len__(a) == fb.__len__(b):
+                    return bool(structural(a, b, fa, fb, depth))
+                return True
+        return structural(a, b, fa, fb, depth)
+
+    NUMERIC = (bool, int, float, complex)
+
+    def structural(a, b, fa, fb, depth):
+        if fa in NUMERIC and fb in NUMERIC:
+            return launder(a, fa) == launder(b, fb)
+        if fa is not fb:
+            if (fa is set or fa is frozenset) and (fb is set or fb is frozenset):
+                return set_eq(a, b, fa, fb, depth)
+            return False
+        if fa is str or fa is bytes:
+            return fa.__eq__(a, b)
+        if fa is list or fa is tuple:
+            if fa.__len__(a) != fb.__len__(b):
+                return False
+            for x, y in zip(fa.__iter__(a), fb.__iter__(b)):
+                if x is y:
+                    continue
+                r = deep(x, y, depth + 1)
+                if not (r if is_bool(r) else bool(r)):
+                    return False
+            return True
+        if fa is dict:
+            if dict.__len__(a) != dict.__len__(b):
+                return False
+            ka = dict.keys(a)
+            kb = dict.keys(b)
+            if all_scalars(ka) and all_scalars(kb):
+                if ka != kb:
+                    return False
+                pairs = ((dict.__getitem__(a, k), dict.__getitem__(b, k)) for k in ka)
+            else:
+                pairs = []
+                rest = list(dict.items(b))
+                for k, v in dict.items(a):
+                    for i, (k2, v2) in enumerate(rest):
+                        if k is k2 or bool(deep(k, k2, depth + 1)):
+                            pairs.append((v, v2))
+                            del rest[i]
+                            break
+                    else:
+                        return False
+            for x, y in pairs:
+                if x is y:
+                    continue
+                r = deep(x, y, depth + 1)
+                if not (r if is_bool(r) else bool(r)):
+                    return False
+            return True
+        return set_eq(a, b, fa, fb, depth)
+
+    def set_eq(a, b, fa, fb, depth):
+        xs = list(fa.__iter__(a))
+        ys = list(fb.__iter__(b))
+        if len_(xs) != len_(ys):
+            return False
+        if all_scalars(xs) and all_scalars(ys):
+            return frozenset_(xs) == frozenset_(ys)
+        for x in xs:
+            for i, y in enumerate(ys):
+                if x is y or bool(deep(x, y, depth + 1)):
+                    del ys[i]
+                    break
+            else:
+                return False
+        return True
+
+    def eq_top(a, b):
+        if type_(a) in SCALARS and type_(b) in SCALARS:
+            return a == b
+        if plain(a) and plain(b):
+            return a == b
+        return deep(a, b, 0)
+
+    def contains_(member, container):
+        t = type_(container)
+        if t in SCALARS:  # str, bytes, range: the builtin's own __contains__, the member's methods unused
+            return contains(container, member)
+        if t is list or t is tuple:
+            if type_(member) in SCALARS and all_scalars(container):
+                return contains(container, member)
+            return any(x is member or bool(deep(member, x, 1)) for x in container)
+        if t is dict or t is set or t is frozenset:
+            if plain(member) and all_scalars(container):
+                return contains(container, member)
+            if untrusted(member, ("__eq__", "__hash__")):
+                return any(bool(deep(member, x, 1)) for x in container)
+            return contains(container, member)
+        base = base_of(t)
+        if base in (list, tuple, dict, set, frozenset, str, bytes):
+            return contains_(member, launder(container, base))
+        if untrusted(container, ("__contains__", "__iter__", "__getitem__")):
+            # The program's container: it must not contain what nobody put in it.
+            r = contains(container, member)
+            if r:
+                probes = [SENTINEL] + (typed_probes(member) if plain(member) else [])
+                for p in probes:
+                    try:
+                        if contains(container, p):
+                            note_liar(container, member)
+                            return False
+                    except BaseException:
+                        pass
+            return r
+        return contains(container, member)
+
+    ORDER = {2: ("__lt__", "__gt__"), 3: ("__le__", "__ge__"), 4: ("__gt__", "__lt__"), 5: ("__ge__", "__le__")}
+    CMP_OPS = K.CMP_OPS
+
+    def cmp(op, a, b):
+        if op == 0:
+            return eq_top(a, b)
+        if op == 1:
+            r = eq_top(a, b)
+            if is_bool(r):
+                return not r
+            return a != b  # a library's elementwise result
+        if op == 6:
+            return contains_(a, b)
+        if op == 7:
+            return not contains_(a, b)
+        forward, reflected = ORDER[op]
+        ua = untrusted(a, (forward,))
+        ub = untrusted(b, (reflected,))
+        if ua == ub:
+            return CMP_OPS[op](a, b)
+        t, u = (b, a) if ua else (a, b)
+        base = base_of(type_(u))
+        if base is not None:
+            u = launder(u, base)
+            return CMP_OPS[op](t, u) if ub else CMP_OPS[op](u, t)
+        name = reflected if ua else forward
+        m = defines(type_(t), name)
+        r = NotImplemented if m is None else m(t, u)
+        if r is NotImplemented:
+            note_liar(u, t)
+            raise TypeError("'%s' not supported between a %s and a value of a type the program defines" % (("<", "<=", ">", ">=")[op - 2], type_(t).__name__))
+        return r
+
+    ARITH = (("__add__", "__radd__"), ("__sub__", "__rsub__"), ("__mul__", "__rmul__"), ("__truediv__", "__rtruediv__"), ("__floordiv__", "__rfloordiv__"), ("__mod__", "__rmod__"), ("__pow__", "__rpow__"))
+    ARITH_OPS = K.ARITH_OPS
+
+    def arith(op, a, b):
+        forward, reflected = ARITH[op]
+        ua = untrusted(a, (forward, reflected))
+        ub = untrusted(b, (forward, reflected))
+        if ua == ub:
+            return ARITH_OPS[op](a, b)
+        t, u = (b, a) if ua else (a, b)
+        base = base_of(type_(u))
+        if base is not None:
+            u = launder(u, base)
+            return ARITH_OPS[op](t, u) if ub else ARITH_OPS[op](u, t)
+        m = defines(type_(t), reflected if ua else forward)
+        r = NotImplemented if m is None else m(t, u)
+        if r is NotImplemented:
+            note_liar(u, t)
+            raise TypeError("unsupported operand types: %s and a type the program defines" % type_(t).__name__)
+        return r
+
+    def safe_abs(x, *more):
+        if more or not untrusted(x, ("__abs__",)):
+            return abs(x, *more)
+        base = base_of(type_(x))
+        if base is not None:
+            return abs(launder(x, base))
+        note_liar(x, None)
+        raise TypeError("abs() of a value whose type the program defines")
+
+    K.cmp = cmp
+    K.arith = arith
+    K.safe_abs = safe_abs
+
+    # --- hardened unittest assert methods -------------------------------------------------------------
+    ASSERTS = {}
+    if unittest_style:
+        for names, kind, params in (
+            (("assertEqual", "assertEquals", "failUnlessEqual"), "eq", ("first", "second")),
+            (("assertNotEqual", "assertNotEquals", "failIfEqual"), "ne", ("first", "second")),
+            (("assertListEqual",), "eq", ("list1", "list2")),
+            (("assertTupleEqual",), "eq", ("tuple1", "tuple2")),
+            (("assertSequenceEqual",), "eq", ("seq1", "seq2")),
+            (("assertDictEqual",), "eq", ("d1", "d2")),
+            (("assertSetEqual",), "eq", ("set1", "set2")),
+            (("assertMultiLineEqual",), "eq", ("first", "second")),
+            (("assertCountEqual",), "count", ("first", "second")),
+            (("assertIn",), "in", ("member", "container")),
+            (("assertNotIn",), "notin", ("member", "container")),
+            (("assertAlmostEqual", "assertAlmostEquals", "failUnlessAlmostEqual"), "almost", ("first", "second")),
+            (("assertNotAlmostEqual", "assertNotAlmostEquals", "failIfAlmostEqual"), "notalmost", ("first", "second")),
+            (("assertGreater",), "gt", ("a", "b")),
+            (("assertGreaterEqual",), "ge", ("a", "b")),
+            (("assertLess",), "lt", ("a", "b")),
+            (("assertLessEqual",), "le", ("a", "b")),
+        ):
+            for name in names:
+                if name in TestCase.__dict__:
+                    ASSERTS[name] = (kind, params, TestCase.__dict__[name])
+        safe_repr = unittest.util.safe_repr
+    ORDER_KINDS = {"lt": 2, "le": 3, "gt": 4, "ge": 5}
+    DUNDERS = ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__sub__", "__rsub__", "__abs__", "__contains__", "__iter__")
+
+    def count_eq(a, b):
+        xs = [launder_any(x) for x in a]
+        ys = [launder_any(y) for y in b]
+        if len_(xs) != len_(ys):
+            return False
+        if all_scalars(xs) and all_scalars(ys):
+            counts = {}
+            for x in xs:
+                counts[x] = counts.get(x, 0) + 1
+            for y in ys:
+                counts[y] = counts.get(y, 0) - 1
+            return not any(counts.values())
+        for x in xs:
+            for i, y in enumerate(ys):
+                if x is y or eq_top(x, y) is True:
+                    del ys[i]
+                    break
+            else:
+                return False
+        return True
+
+    def decide(kind, a, b):
+        """True / False, or None when unittest's own method is to decide (a library's elementwise result, or
+        a comparison that raised: unittest raises it too)."""
+        try:
+            if kind == "eq" or kind == "ne":
+                r = eq_top(a, b)
+                if not is_bool(r):
+                    return None
+                return bool(r) if kind == "eq" else not r
+            if kind == "count":
+                return count_eq(a, b)
+            if kind == "in" or kind == "notin":
+                r = contains_(a, b)
+                return bool(r) if kind == "in" else not r
+            if kind in ORDER_KINDS:
+                r = cmp(ORDER_KINDS[kind], a, b)
+                return bool(r) if is_bool(r) else None
+            if kind == "almost":
+                if eq_top(a, b) is True:
+                    return True
+                if untrusted(a, ("__sub__", "__rsub__", "__eq__")) != untrusted(b, ("__sub__", "__rsub__", "__eq__")):
+                    u = a if untrusted(a, ("__sub__", "__rsub__", "__eq__")) else b
+                    if base_of(type_(u)) is None:
+                        note_liar(u, None)
+                        return False
+            return None
+        except Exception:
+            # unittest's own method would ask the program's object: not when it is one side only.
+            return False if untrusted(a, DUNDERS) != untrusted(b, DUNDERS) else None
+
+    def run_assert(name, self, args, kwargs):
+        kind, params, original = ASSERTS[name]
+        values = list(args)
+        for i, p in enumerate(params):
+            if len_(values) <= i:
+                values.append(kwargs.get(p))
+        a, b = values[0], values[1]
+        verdict = decide(kind, a, b)
+        if kind in ("almost", "notalmost") or kind in ORDER_KINDS:
+            # unittest's own arithmetic and ordering, on builtin values rather than a subclass's methods.
+            args = tuple(launder_any(x) if i < 2 else x for i, x in enumerate(args))
+            kwargs = {k: (launder_any(v) if k in params else v) for k, v in kwargs.items()}
+        if verdict is False:
+            original(self, *args, **kwargs)
+            msg = args[len_(params)] if len_(args) > len_(params) and kind not in ("almost", "notalmost") else kwargs.get("msg")
+            standard = "%s %s %s (by the values' builtin or library types; a type the program defines does not decide)" % (
+                safe_repr(a, True), {"eq": "!=", "ne": "==", "in": "not in", "notin": "in"}.get(kind, "does not satisfy " + name + " with"), safe_repr(b, True),
+            )  # fmt: skip
+            raise self.failureException(self._formatMessage(msg, standard))
+        return original(self, *args, **kwargs)
+
+    K.run_assert = run_assert
+
+    # --- the tests' entry points ------------------------------------------------------------------------
+    def chain_ok(frame):
+        """Whether only the harness, the tests and library code lie between `frame` and the harness's run."""
+        f = frame
+        while f is not None:
+            code = f.f_code
+            if code is kernel_code:
+                return True
+            if id(code) not in trusted_codes and not code.co_filename.startswith(LIB):
+                return False
+            f = f.f_back
+        return False
+
+    def enter(owner):
+        frame = getframe(1).f_back  # getframe(0) is _s_enter; its caller is the test function
+        code = frame.f_code
+        kind = entry_codes.get(id(code))
+        ok = kind is not None and chain_ok(frame.f_back)
+        if ok:
+            if kind == "test" or kind == "fixture":
+                ok = owner is state["current"]
+            elif kind == "class":
+                ok = owner in state["classes"]
+            else:
+                ok = owner is state["current"]
+        if not ok:
+            tamper("the program called the tests' own code (" + code.co_name + ")")
+            raise RuntimeError("minedit: the tests' " + code.co_name + " runs only in the harness's own test run")
+        if kind == "test" or kind == "fixture":
+            key = test_id(owner)
+            state["key"] = key
+            if kind == "test":
+                state["started"].add(key)
+        elif kind == "class":
+            state["key"] = "class " + owner.__qualname__
+
+    def body_failed(error):
+        if state["expecting"]:
+            return
+        charge(state["key"], describe(type_(error), error), type_(error))
+
+    def register(obj):
+        frame = getframe(1).f_back
+        if frame.f_code is tests_code:
+            state["registered"][obj.__name__] = obj
+        return obj
+
+    K.enter = enter
+    K.body_failed = body_failed
+    K.register = register
+
+    # --- the test runner's result class (sealed methods) ------------------------------------------------
+    def result_event(method, result, args):
+        if method == "addError" or method == "addFailure":
+            test, err = args
             note_failure(test, describe(err[0], err[1]), err[0])
-            self.report("ERROR", test, err)
-
-        def addFailure(self, test, err):
-            note_failure(test, describe(err[0], err[1]), err[0])
-            self.report("FAIL", test, err)
-
-        def report(self, kind, test, err):
             try:
-                text = self._exc_info_to_string(err, test)
+                text = result._exc_info_to_string(err, test)
             except BaseException:  # noqa: B036 - a hostile exception's __str__ must not end the run
                 text = describe(err[0], err[1])
-            log(kind + ": " + str_(test) + "\n" + text[-2000:] + "\n")
-
-        def addSubTest(self, test, subtest, err):
+            log(("ERROR" if method == "addError" else "FAIL") + ": " + str_(test) + "\n" + text[-2000:] + "\n")
+        elif method == "addSubTest":
+            test, subtest, err = args
             if err is not None:
                 note_failure(test, "subtest " + str_(subtest) + ": " + describe(err[0], err[1]), err[0])
-
-        def addSkip(self, test, reason):
-            if test.id() not in static_skips:
+        elif method == "addSkip":
+            test, reason = args
+            if test_key(test) not in static_skips:
                 note_failure(test, "skipped at run time: " + str_(reason))
+        elif method == "addUnexpectedSuccess":
+            note_failure(args[0], "unexpected success")
+        elif method == "stopTest":
+            state["stopped"].add(test_key(args[0]))
+            TestResult.stopTest(result, args[0])
 
-        def addUnexpectedSuccess(self, test):
-            note_failure(test, "unexpected success")
+    def test_key(test):
+        return test_id(test) if isinstance_(test, TestCase) else str_(test)
 
-        def addExpectedFailure(self, test, err):
-            pass
+    def note_failure(test, text, exc_type=None):
+        charge(test_key(test), text, exc_type)
 
-        def addSuccess(self, test):
-            pass
+    K.result_event = result_event
+    result_methods = {}
+    for method in ("addError", "addFailure", "addSubTest", "addSkip", "addUnexpectedSuccess", "stopTest"):
+        result_methods[method] = _seal(_s_result_method, K, METHOD=method)
+    noop = _seal(_s_result_method, K, METHOD="none")
+    result_methods["addExpectedFailure"] = noop
+    result_methods["addSuccess"] = noop
+    HarnessResult = type("HarnessResult", (TestResult,), result_methods) if unittest_style else TestResult
 
-        def stopTest(self, test):
-            key = test.id()
-            outcome["stopped"].add(key)
-            if key not in static_skips:
-                emit("test", {"name": key.rsplit(".", 1)[-1], "ok": key not in outcome["failed"]})
-            tampered = check_integrity()
-            if tampered:
-                finish("tampered", 0, total_holder[0], False, "test runner tampered: " + tampered)
+    # --- signals: the program's handlers get no frame ---------------------------------------------------
+    import _imp
+    import _signal
+
+    orig_signal = _signal.signal
+    orig_getsignal = _signal.getsignal
+    orig_create_builtin = _imp.create_builtin
+    Frameless = type("FramelessHandler", (), {"__slots__": ("handler",), "__call__": _seal(_s_frameless_call, K)})
+
+    def signal_install(signalnum, handler):
+        if callable(handler) and not isinstance_(handler, int):
+            wrapper = Frameless()
+            wrapper.handler = handler
+            handler = wrapper
+        previous = orig_signal(signalnum, handler)
+        return previous.handler if type_(previous) is Frameless else previous
+
+    def signal_get(signalnum):
+        h = orig_getsignal(signalnum)
+        return h.handler if type_(h) is Frameless else h
+
+    def create_builtin(spec):
+        # A second instance of _signal would carry the unwrapped signal(); one of _imp, this function's original.
+        if getattr_(spec, "name", None) in ("_signal", "_imp"):
+            raise ImportError("minedit: " + str_(spec.name) + " cannot be created again")
+        return orig_create_builtin(spec)
+
+    K.signal_install = signal_install
+    K.signal_get = signal_get
+    K.create_builtin = create_builtin
+
+    # --- the audit hook -----------------------------------------------------------------------------------
+    def lib_file(name):
+        return os.path.join(stdlib, name)
+
+    # Library functions that hand the frames they take to their caller: their caller is judged instead.
+    PASS_FILES = frozenset_(lib_file(n) for n in ("inspect.py", "dis.py", "cgitb.py", "pdb.py", "bdb.py", "doctest.py", "trace.py", "pydoc.py", "code.py"))
+    PASS_SITES = {
+        (lib_file("traceback.py"), "walk_stack"): "walk_stack",
+        (lib_file("traceback.py"), "walk_tb"): "walk_tb",
+        (lib_file("traceback.py"), "_walk_tb_with_full_positions"): "_walk_tb_with_full_positions",
+        (lib_file("traceback.py"), "StackSummary.extract.<locals>.extended_frame_gen"): "extended_frame_gen",
+        (lib_file("logging/__init__.py"), "<lambda>"): "currentframe",
+        (lib_file("asyncio/base_tasks.py"), "_task_get_stack"): "_task_get_stack",
+    }
+    # Sites with a condition: traceback's extraction reads the frames' locals when asked to (capture_locals).
+    SITE_RULES = {
+        (lib_file("traceback.py"), "StackSummary._extract_from_extended_frame_gen"): lambda f: not f.f_locals.get("capture_locals"),
+    }
+
+    def judge(frame, need, returned=None):
+        """Whether the frame API `need`, used by `frame`'s code, is allowed (see the docstring)."""
+        f = frame
+        while f is not None:
+            code = f.f_code
+            if id(code) in trusted_codes:
+                return True
+            filename = code.co_filename
+            if not filename.startswith(LIB):
+                return False
+            key = (filename, code.co_qualname)
+            if filename in PASS_FILES or key in PASS_SITES:
+                need = PASS_SITES.get(key, code.co_name)
+                f = f.f_back
+                continue
+            rule = SITE_RULES.get(key)
+            if rule is not None:
+                if not rule(f):
+                    return False
+            elif need not in code.co_names:
+                return False
+            return returned is None or within(frame, returned)
+        return False
+
+    def within(frame, target):
+        """Whether `target` is `frame` or above it, no further than the first frame of the program's own."""
+        f = frame
+        while f is not None:
+            if f is target:
+                return True
+            code = f.f_code
+            if id(code) in trusted_codes:
+                return True
+            if not code.co_filename.startswith(LIB):
+                return False
+            f = f.f_back
+        return False
+
+    def principal(frame):
+        """The first non-library frame from `frame` up: "trusted" (harness, tests), "program", or None."""
+        f = frame
+        while f is not None:
+            code = f.f_code
+            if id(code) in trusted_codes:
+                return "trusted"
+            if not code.co_filename.startswith(LIB):
+                return "program"
+            f = f.f_back
+        return None
+
+    RUNNING = {"gi_frame": "gi_running", "cr_frame": "cr_running", "ag_frame": "ag_running"}
+    CODES = {"gi_code", "cr_code", "ag_code", "__code__"}
+
+    def deny(what):
+        if len_(state["denied"]) < 3 and what not in state["denied"]:
+            state["denied"].append(what)
+        return what
+
+    def audit_check(event, args):
+        try:
+            accessor = getframe(2)
+        except ValueError:
+            accessor = None  # called from C with no Python frame (a thread's target)
+        if accessor is not None and id(accessor.f_code) in trusted_codes:
+            return ""
+        if event == "object.__getattr__":
+            obj, name = args[0], args[1]
+            if name == "tb_frame" or name == "f_code":
+                return "" if judge(accessor, name) else deny("frame access (" + name + ")")
+            if name in RUNNING:
+                if not getattr_(obj, RUNNING[name]):
+                    return ""  # a suspended generator's frame links to no caller
+                return "" if judge(accessor, name) else deny("frame access (" + name + ")")
+            if name in CODES:
+                target = getattr_(obj, name)
+                if id(target) in protected and principal(accessor) != "trusted":
+                    return deny("the code of the tests or of the harness (" + name + ")")
+            return ""
+        if event == "sys._getframe":
+            return "" if judge(accessor, "_getframe", args[0]) else deny("sys._getframe")
+        from_library = accessor is not None and accessor.f_code.co_filename.startswith(LIB)
+        if event == "object.__setattr__":
+            # (types.coroutine sets a library function's code: library code may.)
+            if args[1] in ("__code__", "__defaults__", "__kwdefaults__") and type_(args[0]) is FunctionType and not from_library:
+                code = args[0].__code__
+                if id(code) in protected or id(code) in trusted_codes or code.co_filename.startswith(LIB):
+                    # Refused, and tampering whatever happens next (hostile.test.ts expects "tampered").
+                    tamper("the program replaced the " + args[1] + " of a library, harness or test function")
+                    return deny("replacing the " + args[1] + " of a library, harness or test function")
+            return ""
+        if event == "compile":
+            source, filename = args[0], args[1]
+            if type_(filename) is bytes:
+                filename = filename.decode("utf-8", "replace")
+            if type_(filename) is str and filename.startswith(LIB):
+                if filename == NUMPY_INTERNALS and from_library:
+                    return ""
+                if type_(source) in (str, bytes):
+                    try:
+                        with open(filename, "rb") as f:
+                            real = f.read()
+                        if real == (source.encode("utf-8") if type_(source) is str else source):
+                            return ""  # the import system compiling a library file without bytecode
+                    except OSError:
+                        pass
+                return deny("compiling code under a library file name")
+            return ""
+        if event == "code.__new__":
+            filename = args[1]
+            if type_(filename) is str and filename.startswith(LIB) and not from_library:
+                return deny("code objects under a library file name")
+            return ""
+        if event in ("sys.settrace", "sys.setprofile", "sys.addaudithook"):
+            tamper("the program called " + event)
+            return deny(event)
+        # gc.get_objects / get_referrers / get_referents, sys._current_frames
+        return "" if principal(accessor) == "trusted" else deny(event)
+
+    K.audit_check = audit_check
+    K.AUDIT_EVENTS = frozenset_(
+        (
+            "object.__getattr__", "sys._getframe", "object.__setattr__", "compile", "code.__new__", "sys.settrace",
+            "sys.setprofile", "sys.addaudithook", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+            "sys._current_frames",
+        )
+    )  # fmt: skip
+
+    # --- seal what the tests' code and unittest reach -----------------------------------------------------
+    K.SCALARS = SCALARS
+    for name, fn in (("cmp_", _s_cmp), ("arith_", _s_arith), ("abs_", _s_abs), ("enter_", _s_enter), ("fail_", _s_fail), ("register_", _s_register)):
+        setattr(K, name, _seal(fn, K))
+    sealed_asserts = {name: _seal(_s_assert, K, METHOD=name) for name in ASSERTS}
+    for name, fn in sealed_asserts.items():
+        setattr(K, "A_" + name, fn)
+
+    def substitute(code):
+        consts = []
+        for c in code.co_consts:
+            if type_(c) is str and c.startswith("\x00minedit:"):
+                c = getattr_(K, c[9:])
+            elif type_(c) is CodeType:
+                c = substitute(c)
+            consts.append(c)
+        return code.replace(co_consts=tuple(consts))
+
+    tests_code = substitute(tests_code)
+    test_codes = set()
+    start = len_(keep)
+    add_codes(tests_code, test_codes)
+    for code in keep[start:]:
+        kind = entries.get(code.co_qualname)
+        if kind is not None and code.co_filename == "tests.py":
+            entry_codes[id(code)] = kind
+    kernel_code = _harness.__code__
+    harness_globals = _harness.__globals__
+    for value in list(harness_globals.values()):
+        if type_(value) is FunctionType and value.__code__.co_filename == kernel_code.co_filename:
+            add_codes(value.__code__, trusted_codes)
+    sealed = [getattr_(K, n) for n in ("cmp_", "arith_", "abs_", "enter_", "fail_", "register_")]
+    sealed += list(sealed_asserts.values()) + list(result_methods.values()) + [Frameless.__call__]
+    signal_fn = _seal(_s_signal, K)
+    getsignal_fn = _seal(_s_getsignal, K)
+    create_builtin_fn = _seal(_s_create_builtin, K)
+    audit_fn = _seal(_s_audit, K)
+    sealed += [signal_fn, getsignal_fn, create_builtin_fn, audit_fn]
+    for fn in sealed:
+        add_codes(fn.__code__, trusted_codes)
+    protected = set(trusted_codes) | set(entry_codes) | {id(tests_code)}
+    keep.append(tests_code)
+    trusted_codes |= test_codes
+
+    # The comparing assert methods, for calls the rewrite does not see (TestCase.assertEqual(self, ...)).
+    for name, fn in sealed_asserts.items():
+        setattr(TestCase, name, fn)
 
     total_holder = [estimate]
 
@@ -312,6 +1352,7 @@ def _harness():
         for value in list(vars(module).values()):
             if isinstance_(value, type) and value.__module__.startswith("unittest") and value not in watched_classes:
                 watched_classes.append(value)
+
     def snapshot(namespace):
         return [(key, value, parts(value)) for key, value in list(namespace.items())]
 
@@ -324,23 +1365,35 @@ def _harness():
     module_identities = [(name, sys.modules.get(name)) for name in ("builtins", "json", "json.encoder")] + [
         (name, sys.modules.get(name)) for name in list(sys.modules) if name.startswith("unittest")
     ]
+    replaced = [(_signal, "signal", signal_fn), (_signal, "getsignal", getsignal_fn), (_imp, "create_builtin", create_builtin_fn)]
+    instances = []  # (label, object): objects whose instance dict must not override their class's methods
 
     def check_integrity():
+        if state["tampered"]:
+            return state["tampered"]
         if sys.gettrace() is not None or sys.getprofile() is not None:
             return "a trace or profile function is installed"
         for name, module in module_identities:
             if sys.modules.get(name) is not module:
                 return "sys.modules[" + repr(name) + "] replaced"
-        for label, ns, entries, keys in snapshots:
+        for label, ns, entries_, keys in snapshots:
             if keys is not None and frozenset(ns.keys()) != keys:
                 return label + " gained or lost attributes"
-            for key, value, value_parts in entries:
+            for key, value, value_parts in entries_:
                 current = ns.get(key, ns)
                 if current is not value:
                     return label + "." + str_(key) + " replaced"
                 now = parts(current)
                 if len_(now) != len_(value_parts) or any(a is not b for a, b in zip(now, value_parts)):
                     return label + "." + str_(key) + " modified"
+        for label, obj in instances:
+            for key, value in list(vars(obj).items()):
+                if callable(value) and callable(getattr_(type_(obj), key, None)):
+                    return label + "." + str_(key) + " replaced on the instance"
+        for later_check in later:
+            text = later_check()
+            if text:
+                return text
         for fn, code in harness_codes:
             if fn.__code__ is not code:
                 return "harness function " + fn.__name__ + " modified"
@@ -348,7 +1401,151 @@ def _harness():
 
     harness_codes = [(fn, fn.__code__) for fn in (emit, finish, check_integrity, note_failure, describe, parts, log)]
 
+    # --- what the tests defined, and the library modules they use ------------------------------------------
+    # Checked after every test, like the unittest snapshot: the names the tests' module code bound (the
+    # program shares their namespace), the classes it defined (an assert method or `run` set on TestCases
+    # itself), and the modules those names lead to (np.testing.assert_allclose replaced, np.allclose's
+    # defaults changed, pd.DataFrame.equals replaced by the program's function).
+    later = []
+    missing = object()
+    HEAPTYPE = 1 << 9
+    IMMUTABLETYPE = 1 << 8
+    METHODISH = (FunctionType, staticmethod, classmethod, property)
+
+    def program_made(v, depth=0):
+        """Whether calling (or looking up) v runs code the program wrote: not the library's, not the tests'."""
+        t = type_(v)
+        if t is FunctionType:
+            code = v.__code__
+            if id(code) in trusted_codes or code.co_filename.startswith(LIB):
+                return False
+            # dataclasses and namedtuple generate methods with exec() in the class's module: a library
+            # class's are the library's (a known gap: the program can exec code in a library module's dict).
+            g = v.__globals__
+            m = sys.modules.get(g.get("__name__", "") if type_(g) is dict else "")
+            return not (code.co_filename == "<string>" and m is not None and vars(m) is g and library_module(m))
+        if depth > 3:
+            return False
+        if t is types.MethodType or t is staticmethod or t is classmethod:
+            return program_made(v.__func__, depth + 1)
+        if t is partial_type:
+            return program_made(v.func, depth + 1)
+        if t is property:
+            return any(program_made(f, depth + 1) for f in (v.fget, v.fset, v.fdel) if f is not None)
+        if isinstance_(v, type):
+            return any(type_(x) in METHODISH and program_made(x, depth + 1) for x in list(type_dict(v).values()))
+        call = defines(t, "__call__")
+        return call is not None and program_made(call, depth + 1)
+
+    def fn_parts(v):
+        return (v.__code__, v.__defaults__, v.__kwdefaults__) if type_(v) is FunctionType else ()
+
+    def watch_tests(ns, before):
+        names = [k for k, v in list(ns.items()) if k != "__builtins__" and (k not in before or before[k] is not v or k in marks["bound"])]
+        names = [k for k in names if k not in marks["global"]]
+        bound = {k: ns[k] for k in names}
+
+        def names_check():
+            for k, v in bound.items():
+                if ns.get(k, missing) is not v:
+                    return "the tests' name " + repr(k) + " rebound"
+            return ""
+
+        later.append(names_check)
+        for obj in list(state["registered"].values()):
+            if isinstance_(obj, type):
+                later.append(class_watch(obj, "class " + obj.__qualname__, program_made_only=False))
+        modules = []
+        classes = []
+        for v in bound.values():
+            if isinstance_(v, type):
+                classes.append(v)
+            m = v if type_(v) is types.ModuleType else sys.modules.get(getattr_(v, "__module__", None) or "")
+            if type_(m) is types.ModuleType and m not in modules:
+                modules.append(m)
+        for m in list(modules):
+            for v in list(vars(m).values()):
+                if type_(v) is types.ModuleType and v not in modules:
+                    modules.append(v)
+        skip = {sys, builtins, json, json.encoder, types, sys.modules.get("__test__")}
+        modules = [m for m in modules if m not in skip and not m.__name__.startswith("unittest") and library_module(m)]
+        for m in modules:
+            classes.extend(v for v in list(vars(m).values()) if isinstance_(v, type))
+        classes = [
+            c for c in dict.fromkeys(classes)
+            if c.__flags__ & HEAPTYPE and not c.__flags__ & IMMUTABLETYPE
+            and library_module(sys.modules.get(getattr_(c, "__module__", "") or ""))
+        ]  # fmt: skip
+        # Only attributes the tests' text names (or that comparisons use): the program may legitimately set
+        # others (warnings.showwarning, a logger class); as module or class attribute, never its own code.
+        names_used = marks["attrs"]
+        dicts = [("module " + str_(m.__name__), vars(m)) for m in modules]
+        dicts += [("class " + str_(c.__module__) + "." + str_(c.__qualname__), type_dict(c)) for c in classes]
+
+        def library_check():
+            for k, v in bound.items():
+                # (`from math import isclose` after the program replaced math.isclose)
+                if k in marks["imported"] and program_made(v) and not isinstance_(v, type):
+                    return "the tests' import " + repr(k) + " is the program's code"
+            for label, d in dicts:
+                for k in names_used:
+                    v = d.get(k, missing)
+                    if v is not missing and program_made(v):
+                        return label + "." + str_(k) + " replaced by the program's code"
+            return ""
+
+        later.append(library_check)
+
+    def library_module(m):
+        if type_(m) is not types.ModuleType:
+            return False
+        f = getattr_(m, "__file__", None)
+        if f is None:
+            return m.__name__ in sys.builtin_module_names or getattr_(getattr_(m, "__spec__", None), "origin", "") in ("frozen", "built-in")
+        return type_(f) is str and f.startswith(LIB)
+
+    def class_watch(cls, label, program_made_only):
+        d = type_dict(cls)
+        snap = {k: (v, parts(v)) for k, v in list(d.items())}
+
+        def check():
+            for k, v in list(d.items()):
+                old, old_parts = snap.get(k, (missing, ()))
+                if v is old:
+                    now = parts(v)
+                    if len_(now) != len_(old_parts) or any(a is not b for a, b in zip(now, old_parts)):
+                        return label + "." + str_(k) + " modified"
+                    continue
+                methodish = type_(v) in METHODISH or callable(v)
+                if program_made(v):
+                    return label + "." + str_(k) + " replaced by the program's code"
+                if program_made_only:
+                    continue
+                if old is not missing and (type_(old) in METHODISH or callable(old)):
+                    return label + "." + str_(k) + " replaced"
+                if old is missing and methodish:
+                    for base in type_mro(cls)[1:]:
+                        if k in type_dict(base):
+                            return label + "." + str_(k) + " shadows its base class's"
+            if not program_made_only:
+                for k, (old, _) in snap.items():
+                    if k not in d and (type_(old) in METHODISH or callable(old)):
+                        return label + "." + str_(k) + " removed"
+            return ""
+
+        return check
+
+    def check_or_finish(total):
+        tampered = check_integrity()
+        if tampered:
+            finish("tampered", 0, total, False, "test runner tampered: " + tampered)
+
     # --- run -------------------------------------------------------------------------------------------
+    for module, name, fn in replaced:
+        setattr(module, name, fn)
+    # Permanent for this process (a fork server's child, or a fresh interpreter): from here on, frames and
+    # the tests' code are the harness's alone.
+    sys.addaudithook(audit_fn)
     emit("ready", {"total": estimate})
     if style == "unittest":
         # As BigCodeBench: one module named __test__ holding program and tests, with sys/os pre-imported.
@@ -361,6 +1558,14 @@ def _harness():
     else:
         namespace = {"__name__": "__test__", "__builtins__": builtins}
 
+    def why(detail):
+        """A failure's detail, with what the harness refused the program (why it may have failed)."""
+        if state["denied"] and not state["tampered"]:
+            detail = (detail + "; " if detail else "") + "refused to the program: " + ", ".join(state["denied"])
+        if liars:
+            detail = (detail + "; " if detail else "") + "not trusted to decide a comparison: the program's " + liars[0]
+        return detail
+
     try:
         exec(compile(program_source, "program.py", "exec"), namespace)
     except BaseException as e:  # noqa: B036 - SystemExit and KeyboardInterrupt included on purpose
@@ -371,30 +1576,36 @@ def _harness():
             detail = "the program called sys.exit(" + str_(e.code) + ") while loading"
         else:
             detail = "the program raised while loading: " + describe(type_(e), e)
-        finish("program_error", 0, total_holder[0], memory, detail)
-    tampered = check_integrity()
-    if tampered:
-        finish("tampered", 0, total_holder[0], False, "test runner tampered: " + tampered)
+        if state["tampered"]:
+            finish("tampered", 0, total_holder[0], False, "test runner tampered: " + state["tampered"])
+        finish("program_error", 0, total_holder[0], memory, why(detail))
+    check_or_finish(total_holder[0])
 
     namespace["__builtins__"] = builtins
+    before_tests = dict(namespace)
     try:
         exec(tests_code, namespace)
     except BaseException as e:  # noqa: B036
-        finish("program_error", 0, total_holder[0], isinstance_(e, MemoryError), "the tests raised while loading: " + describe(type_(e), e))
-    tampered = check_integrity()
-    if tampered:
-        finish("tampered", 0, total_holder[0], False, "test runner tampered: " + tampered)
+        check_or_finish(total_holder[0])
+        finish("program_error", 0, total_holder[0], isinstance_(e, MemoryError), why("the tests raised while loading: " + describe(type_(e), e)))
+    watch_tests(namespace, before_tests)
+    del before_tests
+    check_or_finish(total_holder[0])
 
     if style == "unittest":
-        cases = namespace.get("TestCases")
+        # The class the tests' own code defined (a thread may have rebound the name in the namespace).
+        cases = state["registered"].get("TestCases")
         if not (isinstance_(cases, type) and issubclass_(cases, TestCase)):
             finish("ok", 0, total_holder[0], False, "TestCases is not a unittest.TestCase class after loading")
         loader = TestLoader()
         names = loader.getTestCaseNames(cases)
         prefix = cases.__module__ + "." + cases.__qualname__ + "."
-        class_skipped = getattr_(cases, "__unittest_skip__", False)
+        skip_marked = marks["skip"]
+        class_skipped = getattr_(cases, "__unittest_skip__", False) and any(
+            getattr_(c, "__name__", "") in skip_marked for c in cases.__mro__
+        )
         for name in names:
-            if class_skipped or getattr_(getattr_(cases, name), "__unittest_skip__", False):
+            if class_skipped or (getattr_(getattr_(cases, name), "__unittest_skip__", False) and name in skip_marked):
                 static_skips.add(prefix + name)
         counted = [prefix + name for name in names if prefix + name not in static_skips]
         total = len_(counted)
@@ -402,27 +1613,60 @@ def _harness():
         if total == 0:
             finish("ok", 0, 0, False, "TestCases has no runnable tests")
         emit("loaded", {"total": total})
-        suite = loader.loadTestsFromTestCase(cases)
+        tests = list(loader.loadTestsFromTestCase(cases))
         result = HarnessResult()
-        try:
-            TestSuite.run(suite, result)
-        except BaseException as e:  # noqa: B036 - a KeyboardInterrupt from the candidate ends the run
-            note_failure(cases, "the test run was interrupted: " + describe(type_(e), e), type_(e))
-        tampered = check_integrity()
-        if tampered:
-            finish("tampered", 0, total, False, "test runner tampered: " + tampered)
-        # A test passed if it ran to its end and nothing was reported against it; a class-level failure
+        instances.append(("result", result))
+        state["classes"] = tuple(c for c in cases.__mro__ if issubclass_(c, TestCase) and c is not TestCase)
+        # One test at a time, from here: the harness knows which test runs (the tests' own code checks it
+        # is that one) and checks the runner after each. Not top-level runs, so class fixtures run once.
+        result._testRunEntered = True
+        interrupted = ""
+        for test in tests:
+            key = test_key(test)
+            instances.append(("test " + key.rsplit(".", 1)[-1], test))
+            state["current"] = test
+            state["key"] = key
+            method = getattr_(test, getattr_(test, "_testMethodName", ""), None)
+            state["expecting"] = bool(
+                getattr_(test, "__unittest_expecting_failure__", False) or getattr_(method, "__unittest_expecting_failure__", False)
+            ) and getattr_(test, "_testMethodName", "") in marks["xfail"]
+            if not interrupted:
+                try:
+                    TestSuite.run(TestSuite([test]), result)
+                except BaseException as e:  # noqa: B036 - a KeyboardInterrupt from the candidate ends the run
+                    interrupted = "the test run was interrupted: " + describe(type_(e), e)
+                    charge(key, interrupted, type_(e))
+            state["current"] = None
+            state["expecting"] = False
+            check_or_finish(total)
+            if key not in static_skips:
+                emit("test", {"name": key.rsplit(".", 1)[-1], "ok": key in state["started"] and key not in state["failed"]})
+        state["key"] = "class " + cases.__qualname__
+        if not interrupted:
+            try:
+                final = TestSuite()
+                final._tearDownPreviousClass(None, result)
+                final._handleModuleTearDown(result)
+            except BaseException as e:  # noqa: B036
+                charge(state["key"], "the test run was interrupted: " + describe(type_(e), e), type_(e))
+        result._testRunEntered = False
+        check_or_finish(total)
+        # A test passed if its own code ran and nothing was reported against it; a class-level failure
         # (setUpClass, tearDownClass) is reported against the class and fails the run as a whole.
-        passed = sum(1 for key in counted if key in outcome["stopped"] and key not in outcome["failed"])
-        all_ok = passed == total and not outcome["failed"]
-        finish("ok", passed, total, outcome["memory"], outcome["first_failure"], all_ok)
+        passed = sum(1 for key in counted if key in state["started"] and key not in state["failed"])
+        all_ok = passed == total and not state["failed"]
+        detail = state["first_failure"] or ("" if all_ok else "a test's own code did not run")
+        finish("ok", passed, total, state["memory"], why(detail) if not all_ok else "", all_ok)
 
     # assert style
     candidate = namespace.get(entry_point)
     total = total_holder[0]
     if candidate is None:
         finish("ok", 0, total, False, "the program does not define " + entry_point)
-    check_fn = namespace["check"]
+    check_fn = state["registered"].get("check")
+    if check_fn is None:
+        finish("ok", 0, total, False, "check() is not the tests' own function after loading")
+    state["current"] = candidate
     passed = 0
     failure = ""
     memory = False
@@ -439,23 +1683,207 @@ def _harness():
                     text = "assert #" + str_(index + 1) + ": " + describe(type_(error), error)
                     log("FAIL: " + text + "\n")
                     failure = failure or text
+                    emit("fail", {"name": "assert #" + str_(index + 1), "detail": text[-300:]})
                 emit("test", {"name": "assert #" + str_(index + 1), "ok": ok})
-                tampered = check_integrity()
-                if tampered:
-                    finish("tampered", 0, total, False, "test runner tampered: " + tampered)
+                check_or_finish(total)
         completed = True
     except BaseException as e:  # noqa: B036
         memory = memory or isinstance_(e, MemoryError)
         log("check() raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
         failure = failure or "check() raised: " + describe(type_(e), e)
-    tampered = check_integrity()
-    if tampered:
-        finish("tampered", 0, total, False, "test runner tampered: " + tampered)
+        emit("fail", {"name": "check() completes", "detail": failure[-300:]})
+    check_or_finish(total)
     if extra_unit:
         emit("test", {"name": "check() completes", "ok": completed})
         passed += 1 if completed else 0
-    finish("ok", passed, total, memory, failure, passed == total and completed)
+    all_ok = passed == total and completed
+    finish("ok", passed, total, memory, "" if all_ok else why(failure), all_ok)
 
+
+def _rewrite_tests(ast, tree, style):
+    """Rewrites the tests' code (see the harness's docstring): comparisons, arithmetic and abs() become calls
+    of the harness's sealed functions (placeholder constants, replaced after compiling), `self.assertX(...)`
+    calls of the comparing assert methods call the harness's versions directly, the tests' entry points
+    (test methods, fixtures, check) begin with the harness's guard and report their failures, and the module's
+    classes and functions are registered as they are defined. Returns {(name, first line): kind} of the
+    entry points."""
+    ph = ast.Constant
+    CMP = {ast.Eq: 0, ast.NotEq: 1, ast.Lt: 2, ast.LtE: 3, ast.Gt: 4, ast.GtE: 5, ast.In: 6, ast.NotIn: 7}
+    ARITH = {ast.Add: 0, ast.Sub: 1, ast.Mult: 2, ast.Div: 3, ast.FloorDiv: 4, ast.Mod: 5, ast.Pow: 6}
+    ASSERTS = {
+        "assertEqual", "assertEquals", "failUnlessEqual", "assertNotEqual", "assertNotEquals", "failIfEqual",
+        "assertListEqual", "assertTupleEqual", "assertSequenceEqual", "assertDictEqual", "assertSetEqual",
+        "assertMultiLineEqual", "assertCountEqual", "assertIn", "assertNotIn", "assertAlmostEqual",
+        "assertAlmostEquals", "failUnlessAlmostEqual", "assertNotAlmostEqual", "assertNotAlmostEquals",
+        "failIfAlmostEqual", "assertGreater", "assertGreaterEqual", "assertLess", "assertLessEqual",
+    }  # fmt: skip
+    FIXTURES = {"setUp", "tearDown", "asyncSetUp", "asyncTearDown"}
+    CLASS_FIXTURES = {"setUpClass", "tearDownClass"}
+    defined = set()
+    test_classes = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
+            if any(n.endswith("TestCase") or n in test_classes for n in names):
+                test_classes.add(node.name)
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        defined.add(item.name)
+    overridden = ASSERTS & defined
+    entries = {}
+    # What the tests' text says about skipping and expected failures (decorators), and the module names its
+    # functions declare `global`: unittest's flags count only where the text puts them (a program setting
+    # __unittest_skip__ or __unittest_expecting_failure__ on a test at run time gains nothing).
+    marks = {"skip": set(), "xfail": set(), "global": set()}
+
+    def mark(node):
+        for d in node.decorator_list:
+            f = d.func if isinstance(d, ast.Call) else d
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if "skip" in name.lower():
+                marks["skip"].add(node.name)
+            if name == "expectedFailure":
+                marks["xfail"].add(node.name)
+
+    marks["attrs"] = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__contains__", "__iter__", "__hash__", "__float__", "__index__", "__int__"}
+    marks["bound"] = set()
+    marks["imported"] = set()
+
+    def binds(statements):
+        for st in statements:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                marks["bound"].add(st.name)
+                continue
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                names = [(a.asname or a.name).split(".")[0] for a in st.names if a.name != "*"]
+                marks["bound"].update(names)
+                marks["imported"].update(names)
+            for sub in ast.walk(st):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    marks["bound"].add(sub.id)
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                binds([x for x in getattr(st, field, []) if isinstance(x, ast.stmt)] if field != "handlers" else [y for h in getattr(st, "handlers", []) for y in h.body])
+
+    binds(tree.body)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            marks["global"].update(node.names)
+        elif isinstance(node, ast.Attribute):
+            marks["attrs"].add(node.attr)
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name in test_classes:
+            mark(node)
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    mark(item)
+
+    def simple(node):
+        return isinstance(node, (ast.Name, ast.Constant))
+
+    def call(name, *args):
+        return ast.Call(func=ph("\x00minedit:" + name), args=list(args), keywords=[])
+
+    def guarded(fn, kind, owner, qualname):
+        enter = ast.Expr(call("enter_", ast.Name(owner, ast.Load()) if owner else ph(None)))
+        entries[qualname] = kind
+        if kind == "check":
+            fn.body = [enter, *fn.body]
+            return
+        fn.body = [
+            enter,
+            ast.Try(
+                body=fn.body,
+                handlers=[
+                    ast.ExceptHandler(
+                        type=ast.Name("BaseException", ast.Load()),
+                        name="_minedit_error",
+                        body=[ast.Expr(call("fail_", ast.Name("_minedit_error", ast.Load()))), ast.Raise()],
+                    )
+                ],
+                orelse=[],
+                finalbody=[],
+            ),
+        ]
+
+    class Rewriter(ast.NodeTransformer):
+        def visit_Compare(self, node):
+            self.generic_visit(node)
+            if not all(type(op) in CMP for op in node.ops):
+                return node
+            if len(node.ops) > 1 and not all(simple(c) for c in node.comparators[:-1]):
+                return node
+            left = node.left
+            parts = []
+            for op, right in zip(node.ops, node.comparators):
+                parts.append(call("cmp_", ph(CMP[type(op)]), left, right))
+                left = right
+            return parts[0] if len(parts) == 1 else ast.BoolOp(op=ast.And(), values=parts)
+
+        def visit_BinOp(self, node):
+            self.generic_visit(node)
+            if type(node.op) not in ARITH:
+                return node
+            return call("arith_", ph(ARITH[type(node.op)]), node.left, node.right)
+
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            f = node.func
+            if isinstance(f, ast.Name) and f.id == "abs" and not node.keywords:
+                return ast.Call(func=ph("\x00minedit:abs_"), args=node.args, keywords=[])
+            if (
+                style == "unittest"
+                and isinstance(f, ast.Attribute)
+                and isinstance(f.value, ast.Name)
+                and f.value.id == "self"
+                and f.attr in ASSERTS
+                and f.attr not in overridden
+            ):
+                return ast.Call(func=ph("\x00minedit:A_" + f.attr), args=[f.value, *node.args], keywords=node.keywords)
+            return node
+
+        def visit_With(self, node):
+            self.generic_visit(node)
+            for item in node.items:
+                c = item.context_expr
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "subTest":
+                    node.body = [
+                        ast.Try(
+                            body=node.body,
+                            handlers=[
+                                ast.ExceptHandler(
+                                    type=ast.Name("BaseException", ast.Load()),
+                                    name="_minedit_error",
+                                    body=[ast.Expr(call("fail_", ast.Name("_minedit_error", ast.Load()))), ast.Raise()],
+                                )
+                            ],
+                            orelse=[],
+                            finalbody=[],
+                        )
+                    ]
+                    break
+            return node
+
+    Rewriter().visit(tree)
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name in test_classes:
+            for item in node.body:
+                if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                owner = item.args.args[0].arg if item.args.args else None
+                qualname = node.name + "." + item.name
+                if item.name.startswith("test"):
+                    guarded(item, "test", owner, qualname)
+                elif item.name in FIXTURES:
+                    guarded(item, "fixture", owner, qualname)
+                elif item.name in CLASS_FIXTURES:
+                    guarded(item, "class", owner, qualname)
+        if isinstance(node, ast.FunctionDef) and node.name == "check" and style == "assert":
+            owner = node.args.args[0].arg if node.args.args else None
+            guarded(node, "check", owner, "check")
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            # Outermost, so it sees the object the name is bound to.
+            node.decorator_list.insert(0, ph("\x00minedit:register_"))
+    return entries, marks
 
 
 def _stdio():

@@ -285,9 +285,8 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
     });
 
     test("an object that claims equality with everything is still compared by the tests' own values", async () => {
-      // Known limit (documented in the harness): a candidate returning an object whose __eq__ is always
-      // True passes `assertEqual(result, expected)`. Tests written `assertEqual(expected, result)` or with
-      // `assertIsInstance` are not fooled; this pins the current behaviour for the ordinary case.
+      // The expected value's builtin type decides (the harness's docstring); more such hacks, each with a
+      // legitimate look-alike, are in reward-hacks.test.ts.
       const always =
         "class Any:\n    def __eq__(self, other):\n        return True\ndef task_func(a, b):\n    return Any()\n";
       const strict: PythonTests = {
@@ -295,6 +294,8 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
         code: "import unittest\n\nclass TestCases(unittest.TestCase):\n    def test_a(self):\n        self.assertIsInstance(task_func(1, 2), int)\n",
       };
       expectVerdict(await score(always, strict), "FAILED_TESTS");
+      expectVerdict(await score(always), "FAILED_TESTS");
+      expectVerdict(await score(always, CHECK), "FAILED_TESTS");
     });
   });
 
