@@ -8,10 +8,15 @@
  * Python installation. The corrupted program C is G with 1–2 token-level corruptions (flipped comparison,
  * ±1 on an int, min↔max, dropped `not`), checked to still parse.
  *
- * Usable as a module (`selectTasks`, `makeRollouts`, `makeBatch`) or from the command line:
- *   node benchmarks/metrics/make-batch.mjs [--task-seed N] [--completion-seed N] > batch.jsonl
+ * Gold programs can also be BigCodeBench's (`loadBigCodeBenchFunctions`: complete_prompt +
+ * canonical_solution, from the shared data, read at run time), with the same corruptions and completions.
+ *
+ * Usable as a module (`selectTasks`, `makeRollouts`, `makeBatch`, `writeScoreFiles`) or from the command line:
+ *   node benchmarks/metrics/make-batch.mjs [--source stdlib|bigcodebench] [--task-seed N] [--completion-seed N] > batch.jsonl
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -40,12 +45,32 @@ export function loadStdlibFunctions() {
   return runReference(["stdlib-functions"]);
 }
 
+/** Where the shared BigCodeBench data is (read at run time, never copied into the repository). */
+export const BIGCODEBENCH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "..",
+  "shared",
+  "data",
+  "bigcodebench",
+  "BigCodeBench.jsonl.gz",
+);
+
+/**
+ * BigCodeBench tasks as gold programs (complete_prompt + canonical_solution: imports and the entry function
+ * with its docstring), with the same edit sites as the stdlib functions (see reference.py).
+ */
+export function loadBigCodeBenchFunctions(path = BIGCODEBENCH) {
+  return runReference(["bigcodebench-functions", path]);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Seeded randomness
 // ---------------------------------------------------------------------------------------------------------
 
 /** FNV-1a over the parts, so every (purpose, seed, task) gets its own independent stream. */
-function hashSeed(...parts) {
+export function hashSeed(...parts) {
   let h = 0x811c9dc5;
   for (const ch of parts.join("\u0000")) {
     h ^= ch.codePointAt(0);
@@ -55,7 +80,7 @@ function hashSeed(...parts) {
 }
 
 /** mulberry32: tiny, fast, good enough to pick things reproducibly. */
-class Rng {
+export class Rng {
   constructor(seed) {
     this.state = seed >>> 0;
   }
@@ -126,7 +151,7 @@ function applyEdits(text, edits) {
  * Picks `count` tasks: a seeded order over the stdlib functions, 1 or 2 corruptions each, keeping only
  * corrupted programs that CPython parses, at most {@link PER_MODULE} per module.
  */
-export function selectTasks(functions, taskSeed, count = TASKS) {
+export function selectTasks(functions, taskSeed, count = TASKS, perModuleLimit = PER_MODULE) {
   const rng = new Rng(hashSeed("tasks", taskSeed));
   const candidates = rng
     .shuffle(functions.filter((fn) => fn.corruptions.length >= 2 && fn.truncations.length > 0))
@@ -143,11 +168,11 @@ export function selectTasks(functions, taskSeed, count = TASKS) {
   const tasks = [];
   candidates.forEach((candidate, index) => {
     const module = candidate.fn.module;
-    if (tasks.length === count || !parses[index] || (perModule.get(module) ?? 0) >= PER_MODULE) return;
+    if (tasks.length === count || !parses[index] || (perModule.get(module) ?? 0) >= perModuleLimit) return;
     perModule.set(module, (perModule.get(module) ?? 0) + 1);
     const { fn, edits } = candidate;
     tasks.push({
-      id: `${fn.module}.${fn.name}`,
+      id: fn.id ?? `${fn.module}.${fn.name}`,
       fn,
       gold: fn.gold,
       corrupted: candidate.corrupted,
@@ -157,7 +182,8 @@ export function selectTasks(functions, taskSeed, count = TASKS) {
       edits,
     });
   });
-  if (tasks.length < count) throw new Error(`only ${tasks.length} usable stdlib functions, need ${count}`);
+  if (tasks.length < count && count !== Number.POSITIVE_INFINITY)
+    throw new Error(`only ${tasks.length} usable gold functions, need ${count}`);
   return tasks;
 }
 
@@ -206,6 +232,15 @@ const PROSE_ONLY = [
   "I'm not able to determine the fix without more context about `{name}`.",
 ];
 
+/** Some of src/config.ts DEFAULT_END_OF_TURN_MARKERS, as chat templates end a turn. */
+const END_OF_TURN = [
+  "<|im_end|>",
+  "<|eot_id|>",
+  "</s>",
+  "<｜end▁of▁sentence｜>",
+  "<|im_end|>\n<|endoftext|>",
+];
+
 function fenced(code, lang = "python") {
   return `\`\`\`${lang}\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\``;
 }
@@ -222,6 +257,11 @@ function answer(rng, code, lang = "python") {
 const KINDS = {
   gold_fenced: { expect: "code", make: (t, rng) => answer(rng, t.gold) },
   gold_bare: { expect: "code", make: (t) => t.gold },
+  // An unfenced repair as a trainer that decodes with special tokens kept hands it over (OpenRLHF).
+  gold_end_of_turn: {
+    expect: "code",
+    make: (t, rng) => `${t.gold}${rng.pick(["", "\n"])}${rng.pick(END_OF_TURN)}`,
+  },
   corrupted_unchanged: {
     expect: "code",
     make: (t, rng) => `${rng.pick(NO_CHANGE)}\n\n${fenced(t.corrupted)}\n`,
@@ -351,7 +391,8 @@ const REPEATABLE_KINDS = ["gold_fenced", "reformatted", "renamed_local", "rewrit
 /** Identical completions in a GRPO group are mostly the converged answer, sometimes the unchanged input. */
 const DUPLICATE_WEIGHTS = { gold_fenced: 4, gold_bare: 2, corrupted_unchanged: 2, think_then_gold: 2 };
 
-function makeGroup(task, rng, perTask) {
+/** One GRPO group: `perTask` completions of one task, some exact duplicates, in a seeded order. */
+export function makeGroup(task, rng, perTask) {
   // 4 or 5 of 16 (25–31 %) are exact duplicates of another rollout of the group.
   const duplicates = Math.round(perTask * (rng.chance(0.5) ? 0.25 : 0.3125));
   const distinct = perTask - duplicates;
@@ -435,14 +476,70 @@ export function toJsonl(rows) {
     .concat("\n");
 }
 
+/**
+ * A large input for offline scoring (`minedit score --no-exec --tasks TASKS ROLLOUTS`): `count` rollouts in
+ * groups of {@link ROLLOUTS}, cycling over `tasks` (group g is task g mod T, with completion seed
+ * `seed` + ⌊g / T⌋, so a task comes back with new completions, and with the ones a model repeats), written
+ * as a task file (task_id, corrupted, gold) and a rollout file (id, task_id, completion), streamed.
+ * Not checked with CPython row by row (the generator is checked on the benchmark's batches).
+ *
+ * @returns rows written, exact duplicates within their group, distinct (task, completion) pairs, bytes.
+ */
+export function writeScoreFiles({ tasks, count, seed = 1, tasksFile, rolloutsFile }) {
+  writeFileSync(
+    tasksFile,
+    tasks.map((t) => JSON.stringify({ task_id: t.id, corrupted: t.corrupted, gold: t.gold })).join("\n") +
+      "\n",
+  );
+  const fd = openSync(rolloutsFile, "w");
+  const distinct = new Set();
+  let rows = 0;
+  let duplicates = 0;
+  let bytes = 0;
+  let chunk = [];
+  const flush = () => {
+    const text = chunk.join("");
+    bytes += Buffer.byteLength(text);
+    writeSync(fd, text);
+    chunk = [];
+  };
+  try {
+    for (let g = 0; rows < count; g++) {
+      const task = tasks[g % tasks.length];
+      const completionSeed = seed + Math.floor(g / tasks.length);
+      const group = makeGroup(task, new Rng(hashSeed("completions", completionSeed, task.id)), ROLLOUTS);
+      for (const r of group) {
+        if (rows === count) break;
+        if (r.duplicate) duplicates++;
+        distinct.add(
+          createHash("sha1").update(task.id).update("\u0000").update(r.completion).digest("base64"),
+        );
+        chunk.push(`${JSON.stringify({ id: rows, task_id: task.id, completion: r.completion })}\n`);
+        rows++;
+      }
+      if (chunk.length >= 4096) flush();
+    }
+    flush();
+  } finally {
+    closeSync(fd);
+  }
+  return { rows, duplicates, distinct: distinct.size, bytes, tasks: tasks.length };
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const option = (name, fallback) => {
     const at = process.argv.indexOf(name);
-    return at === -1 ? fallback : Number(process.argv[at + 1]);
+    return at === -1 ? fallback : process.argv[at + 1];
   };
+  const source = option("--source", "stdlib");
+  if (source !== "stdlib" && source !== "bigcodebench") {
+    console.error("--source is stdlib or bigcodebench");
+    process.exit(2);
+  }
   const { rows } = makeBatch({
-    taskSeed: option("--task-seed", 1),
-    completionSeed: option("--completion-seed", 1),
+    taskSeed: Number(option("--task-seed", 1)),
+    completionSeed: Number(option("--completion-seed", 1)),
+    functions: (source === "stdlib" ? loadStdlibFunctions() : loadBigCodeBenchFunctions()).functions,
   });
   process.stdout.write(toJsonl(rows));
 }

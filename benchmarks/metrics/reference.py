@@ -9,6 +9,8 @@
     reference.py stdlib-functions    List candidate gold programs: top-level functions of 15-80 lines from a
                                      fixed list of stdlib modules, each with the edit sites (offsets) the
                                      generator may use. No randomness here: make-batch.mjs does the seeded picks.
+    reference.py bigcodebench-functions FILE.jsonl.gz
+                                     The same for BigCodeBench: gold = complete_prompt + canonical_solution.
     reference.py check               Read {"programs": [...], "completions": [...]} on stdin; print whether each
                                      program parses and what each completion extracts to (code/unparsable/no_code).
 
@@ -16,6 +18,7 @@ Only `score` is timed. Nothing here is imported by the product: minedit itself r
 """
 
 import ast
+import gzip
 import io
 import json
 import keyword
@@ -32,6 +35,14 @@ from time import perf_counter
 # --------------------------------------------------------------------------------------------------------------
 
 THINK_CLOSE = "</think>"
+# src/config.ts DEFAULT_END_OF_TURN_MARKERS: removed from the end of a completion before extraction.
+END_OF_TURN_MARKERS = (
+    "<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|eom_id|>", "<|end_of_text|>", "</s>", "<end_of_turn>",
+    "<eos>", "<|end|>", "<|return|>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "<|EOT|>",
+)
+# What JavaScript's trimEnd()/trim() remove (ECMAScript WhiteSpace and LineTerminator), which is not quite
+# str.strip()'s set (that one has \x1c-\x1f and \x85, and lacks \ufeff).
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 # Same rule as src/core/extract-program.ts: 0-3 leading spaces, 3+ backticks, an info string without backticks.
 FENCE_LINE = re.compile(r"( {0,3})`{3,}[^`]*")
 LINE_PART = re.compile(r"[^\n]*\n|[^\n]+\Z")
@@ -48,7 +59,7 @@ def strip_container_indent(block, indent):
     prefix = " " * indent
     parts = LINE_PART.findall(block)
     for part in parts:
-        if part.strip() != "" and not part.startswith(prefix):
+        if part.strip(JS_SPACE) != "" and not part.startswith(prefix):
             return block
     out = []
     for part in parts:
@@ -59,10 +70,23 @@ def strip_container_indent(block, indent):
     return "".join(out)
 
 
+def strip_end_of_turn(completion):
+    """extract-program.ts stripEndOfTurn: end-of-turn markers (and the whitespace around them) at the very end."""
+    text = completion
+    while True:
+        trimmed = text.rstrip(JS_SPACE)
+        marker = next((m for m in END_OF_TURN_MARKERS if trimmed.endswith(m)), None)
+        if marker is None:
+            return text
+        text = trimmed[: len(trimmed) - len(marker)]
+
+
 def extract_program(completion):
-    """SPEC §2.1: text after the last </think>, then the last fenced block (or everything); None = NO_CODE."""
-    end = completion.rfind(THINK_CLOSE)
-    text = completion if end == -1 else completion[end + len(THINK_CLOSE) :]
+    """SPEC §2.1: end-of-turn markers off, text after the last </think>, then the last fenced block (or
+    everything); None = NO_CODE."""
+    answer = strip_end_of_turn(completion)
+    end = answer.rfind(THINK_CLOSE)
+    text = answer if end == -1 else answer[end + len(THINK_CLOSE) :]
     last = None
     opened = None
     start = 0
@@ -84,7 +108,7 @@ def extract_program(completion):
     if opened is not None:
         last = (opened[0], n, opened[1])
     program = text if last is None else strip_container_indent(text[last[0] : last[1]], last[2])
-    return None if program.strip() == "" else program
+    return None if program.strip(JS_SPACE) == "" else program
 
 
 def token_strings(normalized):
@@ -371,10 +395,19 @@ def loop_to_comprehension(stmt):
     return ast.Expr(value=extend)
 
 
-def analyze(module, text):
-    """Edit sites of one gold function; offsets index `text`. Returns None when it is unsuitable."""
+def analyze(module, text, entry=None):
+    """Edit sites of one gold program: the function `entry` of `text` (a module, e.g. imports + the function,
+    as BigCodeBench's golds are), or `text`'s first statement when `entry` is None; offsets index `text`.
+    `module` names the task's source. Returns None when it is unsuitable."""
     tree = ast.parse(text)
-    fn = tree.body[0]
+    fn_index = next(
+        (i for i, node in enumerate(tree.body) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+         and (entry is None or node.name == entry)),
+        None,
+    )
+    if fn_index is None or (entry is None and fn_index != 0):
+        return None
+    fn = tree.body[fn_index]
     pos = Positions(text)
     tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     token_at = {pos.char(*t.start): t for t in tokens}
@@ -496,12 +529,12 @@ def analyze(module, text):
     restyle_map = {r["name"]: r["new"] for r in renames[:3]}
     restyled = ast.unparse(Restyle(restyle_map).visit(ast.parse(text))) + "\n"
     reordered_tree = ast.parse(text)
-    reordered_fn = reordered_tree.body[0]
+    reordered_fn = reordered_tree.body[fn_index]
     reordered_fn.body, changed = reorder_and_comprehend(reordered_fn.body)
     reordered = ast.unparse(ast.fix_missing_locations(reordered_tree)) + "\n" if changed else None
 
     return {
-        "module": module[:-3].replace("/", "."),
+        "module": module,
         "name": fn.name,
         "lines": len(pos.lines),
         "gold": text,
@@ -544,10 +577,37 @@ def stdlib_functions():
             if text in seen or any(ord(ch) > 0xFFFF for ch in text) or "```" in text or "</think>" in text:
                 continue
             seen.add(text)
-            info = analyze(module, text)
+            info = analyze(module[:-3].replace("/", "."), text)
             if info is not None:
                 out.append(info)
     json.dump({"stdlib": stdlib, "functions": out}, sys.stdout)
+
+
+def bigcodebench_functions(path):
+    """BigCodeBench tasks as gold programs: complete_prompt + canonical_solution (imports, the entry function
+    with its docstring), read from the gzipped JSONL at `path`; the same filters and edit sites as above."""
+    out = []
+    skipped = 0
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            task = json.loads(line)
+            text = task["complete_prompt"] + task["canonical_solution"]
+            if not text.endswith("\n"):
+                text += "\n"
+            info = None
+            if not (any(ord(ch) > 0xFFFF for ch in text) or "```" in text or "</think>" in text):
+                try:
+                    info = analyze(task["task_id"], text, task["entry_point"])
+                except (SyntaxError, ValueError, tokenize.TokenError):
+                    info = None
+            if info is None:
+                skipped += 1
+            else:
+                info["id"] = task["task_id"]
+                out.append(info)
+    json.dump({"source": path, "skipped": skipped, "functions": out}, sys.stdout)
 
 
 def check():
@@ -573,6 +633,8 @@ if __name__ == "__main__":
         score(sys.argv[2])
     elif command == "stdlib-functions":
         stdlib_functions()
+    elif command == "bigcodebench-functions" and len(sys.argv) == 3:
+        bigcodebench_functions(sys.argv[2])
     elif command == "check":
         check()
     else:

@@ -1,10 +1,20 @@
 /**
- * Metrics benchmark (see benchmarks/README.md): a 512-rollout GRPO-like batch (32 tasks × 16 rollouts)
- * through extraction, normalization, tokens and distance, scored by the CPython reference pipeline
- * (reference.py) and by MetricsPool, in the same run, on the same JSONL file. Every d(M, C) and d(G, C)
- * must agree exactly (float equality) or the run aborts.
+ * Metrics benchmark (see benchmarks/README.md): 512-rollout GRPO-like batches (32 tasks × 16 rollouts) of
+ * two kinds — real stdlib functions, and BigCodeBench tasks from the shared data — scored through
+ * extraction, normalization, tokens and distance by
+ *   - minedit's MetricsPool, 1 thread and all threads, cold (pool start included) and warm;
+ *   - the over-editing paper's own pipeline (paper.py: CPython ast + tokenize + the C Levenshtein package,
+ *     C and G cached per process), 1 process and a multiprocessing pool on all cores, plus its variant
+ *     that scores duplicate completions once (the strongest baseline) and the paper's code as written;
+ *   - the pure-Python reference pipeline (reference.py), the baseline this benchmark used to quote;
+ * all on the same JSONL files. Every verdict, d(M, C) and d(G, C) of every baseline must equal minedit's
+ * exactly (float equality) or the run aborts (exit 2). Then, unless `--score-sizes 0`, the offline-scoring
+ * throughput of `minedit score --no-exec` (benchmarks/score/run.mjs) at 10⁴ completions.
  *
- * Run with `npm run bench` (builds first). It imports the BUILT code from dist/.
+ *   npm run bench        (builds first)
+ *   node benchmarks/metrics/run.mjs [--score-sizes 10000,1000000] [--python /usr/bin/python3]
+ *
+ * It imports the BUILT code from dist/.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,7 +22,10 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { allTasks, checkPaperPython, runScoreBenchmark } from "../score/run.mjs";
 import {
+  BIGCODEBENCH,
+  loadBigCodeBenchFunctions,
   loadStdlibFunctions,
   makeRollouts,
   ROLLOUTS,
@@ -22,14 +35,24 @@ import {
   toJsonl,
 } from "./make-batch.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, "..", "..");
 const DIST = join(ROOT, "dist");
+const PAPER = join(HERE, "paper.py");
 const TASK_SEED = 1;
 const MAIN_COMPLETION_SEED = 1;
-/** Batches of different completions for the same tasks, to time work no cache can skip. */
+/** Batches of different completions for the same tasks, to time work no completion cache can skip. */
 const FRESH_COMPLETION_SEEDS = [2, 3, 4];
 const WARM_RUNS = 5;
-const ONE_THREAD_RUNS = 3;
+
+const option = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? fallback : process.argv[at + 1];
+};
+const scoreSizes = option("--score-sizes", "10000")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
 
 const needed = [
   "workers/metrics-pool.js",
@@ -42,6 +65,7 @@ const needed = [
   "core/python/unparse.js",
   "core/python/tokenize.js",
   "core/python/syntax-error.js",
+  "cli/main.js",
 ];
 const missing = needed.filter((file) => !existsSync(join(DIST, file)));
 if (missing.length > 0) {
@@ -53,6 +77,8 @@ if (missing.length > 0) {
 const load = (file) => import(pathToFileURL(join(DIST, file)).href);
 const { MetricsPool } = await load("workers/metrics-pool.js");
 const { parseConfig } = await load("config.js");
+const PYTHON = option("--python", parseConfig({}).sandbox.pythonPath);
+const paperPython = checkPaperPython(PYTHON);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -60,96 +86,78 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const fmt = (x, digits = 3) => x.toFixed(digits);
-const log = (message) => console.error(`[bench] ${message}`);
+const loadNow = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+const log = (message) => console.error(`[bench] ${message} (load ${loadNow()})`);
+const started = performance.now();
+const THREADS = availableParallelism();
 
-// ---------------------------------------------------------------------------------------------------------
-// Machine
-// ---------------------------------------------------------------------------------------------------------
-
-const pythonVersion = spawnSync("python3", ["--version"], { encoding: "utf8" }).stdout.trim();
 const machine = {
   cpu: cpus()[0]?.model ?? "unknown",
-  threads: availableParallelism(),
   memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
   node: process.version,
-  python: pythonVersion,
-  loadavg: loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" "),
+  python: spawnSync("python3", ["--version"], { encoding: "utf8" }).stdout.trim(),
+  loadavg: loadNow(),
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// Batches
+// Running the Python pipelines
 // ---------------------------------------------------------------------------------------------------------
 
-log("reading gold functions from the installed stdlib and building batches…");
-const { stdlib, functions } = loadStdlibFunctions();
-const tasks = selectTasks(functions, TASK_SEED, TASKS);
-const batches = [MAIN_COMPLETION_SEED, ...FRESH_COMPLETION_SEEDS].map((seed) => ({
-  seed,
-  rows: makeRollouts(tasks, seed, ROLLOUTS),
-}));
-const [main, ...fresh] = batches;
-const workDir = mkdtempSync(join(tmpdir(), "minedit-bench-"));
-for (const batch of batches) {
-  batch.file = join(workDir, `batch-${batch.seed}.jsonl`);
-  writeFileSync(batch.file, toJsonl(batch.rows));
+/** paper.py batches: one process scoring `files` in order (caches kept from one to the next). */
+function runPaper(files, { mode = "cached", workers = 1, stages = false } = {}) {
+  const args = [
+    PAPER,
+    "batches",
+    "--mode",
+    mode,
+    "--workers",
+    String(workers),
+    ...(stages ? ["--stages"] : []),
+  ];
+  const run = spawnSync(PYTHON, [...args, ...files], { encoding: "utf8", maxBuffer: 1 << 30 });
+  if (run.status !== 0) throw new Error(`paper.py failed (exit ${run.status}):\n${run.stderr}`);
+  return JSON.parse(run.stdout);
 }
-const distinctOf = (rows) => new Set(rows.map((r) => JSON.stringify([r.task_id, r.completion]))).size;
-const mainCompletions = new Set(main.rows.map((r) => JSON.stringify([r.task_id, r.completion])));
-const freshSeen = fresh.map(
-  (b) =>
-    new Set(
-      b.rows
-        .filter((r) => mainCompletions.has(JSON.stringify([r.task_id, r.completion])))
-        .map((r) => r.completion),
-    ).size,
-);
 
-// ---------------------------------------------------------------------------------------------------------
-// (a) CPython reference, one process per batch, run before any worker thread exists
-// ---------------------------------------------------------------------------------------------------------
-
-const startupRuns = Array.from({ length: 3 }, () => {
-  const t0 = performance.now();
-  spawnSync("python3", ["-c", "import ast, io, json, keyword, re, resource, sys, sysconfig, tokenize"]);
-  return (performance.now() - t0) / 1000;
-});
-const pythonStartup = median(startupRuns);
-for (const batch of batches) {
-  log(`CPython reference on batch ${batch.seed} (${batch.rows.length} rollouts)…`);
-  batch.python = runReference(["score", batch.file]);
+/** Interpreter start-up + the pipeline's imports, median of 3 (not inside any batch time). */
+function startup(python, imports) {
+  return median(
+    Array.from({ length: 3 }, () => {
+      const t0 = performance.now();
+      spawnSync(python, ["-c", `import ${imports}`]);
+      return (performance.now() - t0) / 1000;
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// (b) MetricsPool
+// Correctness
 // ---------------------------------------------------------------------------------------------------------
 
-const config = parseConfig({}).reward;
-const requestsOf = (rows) =>
-  rows.map((r) => ({ corrupted: r.corrupted, gold: r.gold, completion: r.completion, config }));
-
-/** Aborts the run unless every TS verdict, d(M, C) and d(G, C) equals CPython's exactly. */
-function verify(label, rows, python, scores) {
+/** Aborts the run unless every verdict, d(M, C) and d(G, C) of `expected` equals minedit's exactly. */
+function verify(label, rows, expected, scores, workDir) {
   const problems = [];
   const goldChecked = new Set();
   rows.forEach((row, i) => {
-    const expected = python.results[i];
+    const want = expected[i];
     const got = scores[i];
     const where = `${label} rollout #${i} (${row.task_id}, ${row.kind})`;
     if (!got.ok) {
-      problems.push(`${where}: TS rejected the task (${got.which}): ${got.message}`);
+      problems.push(`${where}: minedit rejected the task (${got.which}): ${got.message}`);
       return;
     }
     const { verdict, components } = got.score;
-    if (verdict !== expected.verdict) {
-      problems.push(`${where}: verdict TS ${verdict} vs CPython ${expected.verdict} (${got.score.detail})`);
+    if (verdict !== want.verdict) {
+      problems.push(`${where}: verdict minedit ${verdict} vs ${want.verdict} (${got.score.detail})`);
     } else if (verdict === "PASSED") {
-      if (components.dModel !== expected.d_model) {
-        problems.push(`${where}: d(M,C) TS ${components.dModel} vs CPython ${expected.d_model}`);
+      if (components.dModel !== want.d_model) {
+        problems.push(`${where}: d(M,C) minedit ${components.dModel} vs ${want.d_model}`);
       }
-      if (components.dGold !== expected.d_gold) {
-        problems.push(`${where}: d(G,C) TS ${components.dGold} vs CPython ${expected.d_gold}`);
+      if (components.dGold !== want.d_gold) {
+        problems.push(`${where}: d(G,C) minedit ${components.dGold} vs ${want.d_gold}`);
       }
       goldChecked.add(row.task_id);
     }
@@ -158,63 +166,142 @@ function verify(label, rows, python, scores) {
   if (unchecked > 0)
     problems.push(`${label}: ${unchecked} task(s) had no parsable rollout to check d(G,C) on`);
   if (problems.length > 0) {
-    console.error(`\nCORRECTNESS FAILURE — TypeScript and CPython disagree (${problems.length} problem(s)):`);
+    console.error(`\nCORRECTNESS FAILURE — minedit and ${label} disagree (${problems.length} problem(s)):`);
     for (const p of problems.slice(0, 25)) console.error(`  ${p}`);
     console.error(`batches kept in ${workDir}`);
     process.exit(2);
   }
 }
 
-/** Same scores, run to run: a warm pool must not change a single bit. */
-function sameScores(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
+// ---------------------------------------------------------------------------------------------------------
+// One suite: a main batch and three fresh batches of the same tasks, through every pipeline
+// ---------------------------------------------------------------------------------------------------------
 
+const config = parseConfig({}).reward;
+const requestsOf = (rows) =>
+  rows.map((r) => ({ corrupted: r.corrupted, gold: r.gold, completion: r.completion, config }));
+
+/** Wall seconds, and CPU seconds of this whole process (main thread + workers), of one batch. */
 async function timed(pool, rows) {
   const requests = requestsOf(rows);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const scores = await pool.score(requests);
-  return { seconds: (performance.now() - t0) / 1000, scores };
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
+  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, scores };
 }
 
-log(`MetricsPool, ${machine.threads} threads: cold run…`);
-const mainRequests = requestsOf(main.rows);
-const coldStart = performance.now();
-const pool = new MetricsPool(machine.threads);
-const coldScores = await pool.score(mainRequests);
-const cold = (performance.now() - coldStart) / 1000;
-verify("main batch (cold)", main.rows, main.python, coldScores);
-
-log(`warm runs on the same batch ×${WARM_RUNS}…`);
-const warm = [];
-for (let i = 0; i < WARM_RUNS; i++) {
-  const run = await timed(pool, main.rows);
-  if (!sameScores(run.scores, coldScores)) throw new Error("a warm run scored the batch differently");
-  warm.push(run.seconds);
+/** minedit with `threads` threads: cold (pool start + first batch), warm same batch, fresh batches. */
+async function runMinedit(threads, main, fresh) {
+  log(`MetricsPool, ${threads} thread(s): cold, ${WARM_RUNS} warm, ${fresh.length} fresh…`);
+  const coldStart = performance.now();
+  const pool = new MetricsPool(threads);
+  const coldScores = await pool.score(requestsOf(main.rows));
+  const cold = (performance.now() - coldStart) / 1000;
+  const warm = [];
+  for (let i = 0; i < WARM_RUNS; i++) {
+    const run = await timed(pool, main.rows);
+    if (JSON.stringify(run.scores) !== JSON.stringify(coldScores)) {
+      console.error("a warm run scored the batch differently");
+      process.exit(2);
+    }
+    warm.push(run.seconds);
+  }
+  const freshTimes = [];
+  const freshCpu = [];
+  const freshScores = [];
+  for (const batch of fresh) {
+    const run = await timed(pool, batch.rows);
+    freshTimes.push(run.seconds);
+    freshCpu.push(run.cpuSeconds);
+    freshScores.push(run.scores);
+  }
+  await pool.close();
+  return { cold, warm, fresh: freshTimes, freshCpu, coldScores, freshScores };
 }
 
-log(`warm runs on ${fresh.length} fresh batches (new completions, same tasks)…`);
-const freshTimes = [];
-for (const batch of fresh) {
-  const run = await timed(pool, batch.rows);
-  verify(`fresh batch ${batch.seed}`, batch.rows, batch.python, run.scores);
-  freshTimes.push(run.seconds);
-}
-await pool.close();
-const maxRssPool = process.resourceUsage().maxRSS;
+async function runSuite(name, functions, workDir) {
+  const tasks = selectTasks(functions, TASK_SEED, TASKS);
+  const batches = [MAIN_COMPLETION_SEED, ...FRESH_COMPLETION_SEEDS].map((seed) => ({
+    seed,
+    rows: makeRollouts(tasks, seed, ROLLOUTS),
+  }));
+  for (const batch of batches) {
+    batch.file = join(workDir, `${name}-batch-${batch.seed}.jsonl`);
+    writeFileSync(batch.file, toJsonl(batch.rows));
+  }
+  const [main, ...fresh] = batches;
+  const freshFiles = fresh.map((b) => b.file);
 
-log(`MetricsPool, 1 thread ×${ONE_THREAD_RUNS} (after one warm-up run)…`);
-const single = new MetricsPool(1);
-await single.score(mainRequests);
-const oneThread = [];
-for (let i = 0; i < ONE_THREAD_RUNS; i++) oneThread.push((await timed(single, main.rows)).seconds);
-await single.close();
+  // Python first, before any worker thread of this process exists.
+  log(`${name}: pure-Python reference on ${batches.length} batches…`);
+  const pure = batches.map((b) => runReference(["score", b.file]));
+  log(`${name}: paper's pipeline, 1 process…`);
+  const paper1 = runPaper([main.file, main.file, main.file, ...freshFiles]);
+  log(`${name}: paper's pipeline, ${THREADS} processes…`);
+  const paperN = runPaper([main.file, main.file, main.file, ...freshFiles], { workers: THREADS });
+  log(`${name}: paper's pipeline, duplicates once…`);
+  const memo1 = runPaper([main.file, ...freshFiles], { mode: "memo" });
+  const memoN = runPaper([main.file, ...freshFiles], { mode: "memo", workers: THREADS });
+  log(`${name}: paper's code as written…`);
+  const asWritten = runPaper([main.file, ...freshFiles], { mode: "as-written" });
+  const paperStages = runPaper([main.file, main.file], { stages: true });
+
+  const many = await runMinedit(THREADS, main, fresh);
+  const one = await runMinedit(1, main, fresh);
+
+  // Every baseline, every batch it scored, against minedit's scores of that batch.
+  const scoresOf = [many.coldScores, ...many.freshScores];
+  const check = (label, output, order) =>
+    output.batches.forEach((b, i) => {
+      const at = order[i];
+      verify(`${label} (batch ${batches[at].seed})`, batches[at].rows, b.results, scoresOf[at], workDir);
+    });
+  for (const [i, p] of pure.entries()) {
+    verify(
+      `pure-Python reference (batch ${batches[i].seed})`,
+      batches[i].rows,
+      p.results,
+      scoresOf[i],
+      workDir,
+    );
+  }
+  check("paper's pipeline, 1 process", paper1, [0, 0, 0, 1, 2, 3]);
+  check(`paper's pipeline, ${THREADS} processes`, paperN, [0, 0, 0, 1, 2, 3]);
+  check("paper's pipeline, duplicates once", memo1, [0, 1, 2, 3]);
+  check(`paper's pipeline, duplicates once, ${THREADS} processes`, memoN, [0, 1, 2, 3]);
+  check("paper's code as written", asWritten, [0, 1, 2, 3]);
+  check("paper's pipeline, staged", paperStages, [0, 0]);
+  one.freshScores.forEach((s, i) => {
+    if (JSON.stringify(s) !== JSON.stringify(many.freshScores[i])) {
+      console.error("1 thread and all threads scored a batch differently");
+      process.exit(2);
+    }
+  });
+
+  const stagesTs = await stagedPass(main.rows, paperStages.batches[1].results, workDir);
+  return {
+    name,
+    tasks,
+    batches,
+    pure,
+    paper1,
+    paperN,
+    memo1,
+    memoN,
+    asWritten,
+    paperStages,
+    many,
+    one,
+    stagesTs,
+  };
+}
 
 // ---------------------------------------------------------------------------------------------------------
-// Where the time goes: the same stages as reference.py, in-process on one thread, no dedup, no cache
+// Where the time goes: the same stages as paper.py --stages, in-process on one thread, no dedup
 // ---------------------------------------------------------------------------------------------------------
 
-log("per-stage split of the TypeScript pipeline (main thread)…");
 const { extractProgram } = await load("core/extract-program.js");
 const { normalizedTokenDistance } = await load("core/distance.js");
 const { loadPythonGrammar } = await load("core/python/grammar.js");
@@ -224,7 +311,7 @@ const { pythonTokens, TokenizeError } = await load("core/python/tokenize.js");
 const { PySyntaxError } = await load("core/python/syntax-error.js");
 await loadPythonGrammar();
 
-function stagedPass(rows) {
+function stagedOnce(rows) {
   const stages = { extract: 0, parse: 0, unparse: 0, tokenize: 0, levenshtein: 0 };
   const results = [];
   const prepared = new Map();
@@ -257,7 +344,7 @@ function stagedPass(rows) {
       prepared.set(key, task);
     }
     const t0 = performance.now();
-    const extracted = extractProgram(row.completion);
+    const extracted = extractProgram(row.completion, config.endOfTurnMarkers);
     stages.extract += performance.now() - t0;
     if (extracted.kind === "no_code") {
       results.push({ verdict: "NO_CODE" });
@@ -267,8 +354,7 @@ function stagedPass(rows) {
     try {
       tokens = tokensOf(extracted.program);
     } catch (error) {
-      const programError = error instanceof PySyntaxError || error instanceof TokenizeError;
-      if (!programError) throw error;
+      if (!(error instanceof PySyntaxError || error instanceof TokenizeError)) throw error;
       results.push({ verdict: "UNPARSABLE" });
       continue;
     }
@@ -279,129 +365,244 @@ function stagedPass(rows) {
   return { total, stages, results };
 }
 
-stagedPass(main.rows); // JIT warm-up
-const staged = stagedPass(main.rows);
-staged.results.forEach((r, i) => {
-  const p = main.python.results[i];
-  if (
-    r.verdict !== p.verdict ||
-    (r.verdict === "PASSED" && (r.dModel !== p.d_model || r.dGold !== p.d_gold))
-  ) {
-    console.error(
-      `CORRECTNESS FAILURE in the staged pass, rollout #${i}: ${JSON.stringify(r)} vs ${JSON.stringify(p)}`,
-    );
-    process.exit(2);
-  }
-});
+async function stagedPass(rows, expected, workDir) {
+  stagedOnce(rows); // JIT warm-up
+  const staged = stagedOnce(rows);
+  staged.results.forEach((r, i) => {
+    const p = expected[i];
+    if (
+      r.verdict !== p.verdict ||
+      (r.verdict === "PASSED" && (r.dModel !== p.d_model || r.dGold !== p.d_gold))
+    ) {
+      console.error(
+        `CORRECTNESS FAILURE in the staged pass, rollout #${i}: ${JSON.stringify(r)} vs ${JSON.stringify(p)}`,
+      );
+      console.error(`batches kept in ${workDir}`);
+      process.exit(2);
+    }
+  });
+  return staged;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Run
+// ---------------------------------------------------------------------------------------------------------
+
+const workDir = mkdtempSync(join(tmpdir(), "minedit-bench-"));
+log("reading gold programs (installed stdlib, shared BigCodeBench data)…");
+const stdlib = loadStdlibFunctions();
+const suites = [await runSuite("stdlib", stdlib.functions, workDir)];
+let bigcodebench = null;
+if (existsSync(BIGCODEBENCH)) {
+  bigcodebench = loadBigCodeBenchFunctions();
+  suites.push(await runSuite("bigcodebench", bigcodebench.functions, workDir));
+} else {
+  log(`no BigCodeBench data at ${BIGCODEBENCH}: that batch is skipped`);
+}
 rmSync(workDir, { recursive: true, force: true });
+const paperStartup = startup(PYTHON, "ast, io, json, multiprocessing, re, tokenize, Levenshtein");
+const metricsLoad = loadNow();
+const metricsSeconds = (performance.now() - started) / 1000;
+
+let scoreLines = null;
+if (scoreSizes.length > 0) {
+  const tasks = allTasks((m) => log(m));
+  scoreLines = runScoreBenchmark({ sizes: scoreSizes, python: PYTHON, log, tasks });
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Report
 // ---------------------------------------------------------------------------------------------------------
 
-const n = main.rows.length;
-const py = main.python;
-const warmMedian = median(warm);
-const freshMedian = median(freshTimes);
-const freshPython = median(fresh.map((b) => b.python.seconds));
-const oneThreadMedian = median(oneThread);
-const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
-const rate = (seconds, count = n) => `${Math.round(count / seconds)}`;
-const speedup = (ratio) => `${ratio.toFixed(1)}×`;
-const duplicates = main.rows.filter((r) => r.duplicate).length;
-const kinds = [...new Set(main.rows.map((r) => r.kind))].sort();
 const lines = [];
 const out = (line = "") => lines.push(line);
+const rate = (seconds, n) => Math.round(n / seconds);
+const x = (r) => `${r.toFixed(2)}×`;
 
 out("## Machine");
 out();
-out(`- CPU: ${machine.cpu}; os.availableParallelism() = ${machine.threads}; RAM ${machine.memory}`);
-out(`- Node ${machine.node}; ${machine.python} (stdlib ${stdlib})`);
+out(`- CPU: ${machine.cpu}; os.availableParallelism() = ${THREADS}; RAM ${machine.memory}`);
 out(
-  `- load average (1/5/15 min) at start: ${machine.loadavg}; at end: ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ")}`,
+  `- Node ${machine.node}; pure-Python reference and batch generator on ${machine.python} (\`python3\`); paper's pipeline on ${paperPython}`,
+);
+out(
+  `- load average (1/5/15 min): at start ${machine.loadavg}; after the batches ${metricsLoad}; at end ${loadNow()}`,
+);
+out(
+  `- metrics part ${fmt(metricsSeconds, 0)} s; whole run ${fmt((performance.now() - started) / 1000, 0)} s`,
 );
 out();
-out("## Batch");
-out();
-out(
-  `- ${n} rollouts = ${new Set(main.rows.map((r) => r.task_id)).size} distinct tasks × ${ROLLOUTS}; ` +
-    `${duplicates} rollouts (${((100 * duplicates) / n).toFixed(1)} %) are exact duplicates within their group ` +
-    `→ ${distinctOf(main.rows)} distinct (task, completion) pairs`,
-);
-out(
-  `- gold programs: ${tasks.length} stdlib functions, ${Math.min(...tasks.map((t) => t.fn.lines))}–` +
-    `${Math.max(...tasks.map((t) => t.fn.lines))} lines (mean ${(tasks.reduce((s, t) => s + t.fn.lines, 0) / tasks.length).toFixed(1)}); ` +
-    `${tasks.filter((t) => t.edits.length === 2).length} tasks with 2 corruptions, the rest with 1`,
-);
-out(
-  `- rollout kinds: ${kinds.map((k) => `${k} ${main.rows.filter((r) => r.kind === k).length}`).join(", ")}`,
-);
-out(
-  `- verdicts (CPython): ${["PASSED", "UNPARSABLE", "NO_CODE"].map((v) => `${v} ${py.results.filter((r) => r.verdict === v).length}`).join(", ")}`,
-);
-out(
-  `- fresh batches (seeds ${FRESH_COMPLETION_SEEDS.join(", ")}): same tasks, new completions; completions also present ` +
-    `in the main batch: ${freshSeen.join(", ")} (nothing caches completions across calls anyway)`,
-);
-out();
-out("## Results");
-out();
-out(
-  "| scorer | rollouts | seconds | rollouts/s | speed-up vs CPython | vs CPython scoring duplicates once |",
-);
-out("|---|---:|---:|---:|---:|---:|");
-const row = (label, seconds, pySeconds = py.seconds, pyDeduped = py.dedupedSeconds) =>
+
+for (const s of suites) {
+  const [main, ...fresh] = s.batches;
+  const n = main.rows.length;
+  const mainPure = s.pure[0];
+  const dup = main.rows.filter((r) => r.duplicate).length;
+  const distinct = new Set(main.rows.map((r) => JSON.stringify([r.task_id, r.completion]))).size;
+  const kinds = [...new Set(main.rows.map((r) => r.kind))].sort();
+  const chars = (t) => t.gold.length;
+  out(`## Batch: ${s.name === "stdlib" ? "stdlib functions" : "BigCodeBench tasks"}`);
+  out();
   out(
-    `| ${label} | ${n} | ${fmt(seconds)} | ${rate(seconds)} | ${speedup(pySeconds / seconds)} | ${(pyDeduped / seconds).toFixed(1)}× |`,
+    `- ${n} rollouts = ${s.tasks.length} tasks × ${ROLLOUTS}; ${dup} (${((100 * dup) / n).toFixed(1)} %) exact duplicates within ` +
+      `their group → ${distinct} distinct (task, completion) pairs; gold ${Math.min(...s.tasks.map((t) => t.fn.lines))}–` +
+      `${Math.max(...s.tasks.map((t) => t.fn.lines))} lines (mean ${(s.tasks.reduce((a, t) => a + t.fn.lines, 0) / s.tasks.length).toFixed(1)}), ` +
+      `${Math.round(s.tasks.reduce((a, t) => a + chars(t), 0) / s.tasks.length)} characters on average; ` +
+      `${s.tasks.filter((t) => t.edits.length === 2).length} tasks with 2 corruptions, the rest 1`,
   );
-row("CPython reference (1 process, every rollout)", py.seconds);
-row("CPython reference, duplicates scored once (derived from the same run)", py.dedupedSeconds);
-row(`MetricsPool cold: pool start + grammar load + first batch (${machine.threads} threads)`, cold);
-row(`MetricsPool warm, same batch, median of ${WARM_RUNS} (${machine.threads} threads)`, warmMedian);
-row(
-  `MetricsPool warm, fresh completions, median of ${fresh.length} batches (${machine.threads} threads)¹`,
-  freshMedian,
-  freshPython,
-  median(fresh.map((b) => b.python.dedupedSeconds)),
-);
-row(`MetricsPool warm, same batch, 1 thread, median of ${ONE_THREAD_RUNS}`, oneThreadMedian);
-out();
-out(`¹ compared with CPython's median on those same fresh batches (${fmt(freshPython)} s).`);
-out();
-out(
-  `Warm runs of the same batch: ${warm.map((s) => fmt(s)).join(", ")} s. Fresh batches: ${freshTimes.map((s) => fmt(s)).join(", ")} s ` +
-    `(CPython: ${fresh.map((b) => fmt(b.python.seconds)).join(", ")} s).`,
-);
-out(
-  `CPython interpreter start-up + imports (not included above): ${fmt(pythonStartup)} s (median of 3). ` +
-    `Peak RSS: Node process (main thread + ${machine.threads} workers) ${mib(maxRssPool)}; CPython ${mib(py.maxRssKiB)}.`,
-);
-out(
-  `Correctness: all ${batches.length * n} rollouts (${batches.length} batches) — verdicts, d(M,C) and d(G,C) — equal CPython's exactly.`,
-);
-out();
-out("## Where the time goes (main batch, one thread, every rollout, no cache)");
-out();
-out("| stage | CPython s | share | TypeScript s | share | CPython / TS |");
-out("|---|---:|---:|---:|---:|---:|");
-const stageNames = ["extract", "parse", "unparse", "tokenize", "levenshtein"];
-const pyOther = py.seconds - stageNames.reduce((s, k) => s + py.stages[k], 0);
-const tsOther = staged.total - stageNames.reduce((s, k) => s + staged.stages[k], 0);
-const stageRow = (name, p, t) =>
+  out(`- tasks: ${s.tasks.map((t) => `\`${t.id}\``).join(", ")}`);
   out(
-    `| ${name} | ${fmt(p)} | ${((100 * p) / py.seconds).toFixed(1)} % | ${fmt(t)} | ${((100 * t) / staged.total).toFixed(1)} % | ${(p / t).toFixed(1)}× |`,
+    `- rollout kinds: ${kinds.map((k) => `${k} ${main.rows.filter((r) => r.kind === k).length}`).join(", ")}`,
   );
-for (const name of stageNames) stageRow(name, py.stages[name], staged.stages[name]);
-stageRow("loop, timers, bookkeeping", pyOther, tsOther);
-stageRow("**total**", py.seconds, staged.total);
-const pyNoLev = py.seconds - py.stages.levenshtein;
-const tsNoLev = staged.total - staged.stages.levenshtein;
-out();
-out(
-  `Without Levenshtein (parse + unparse + tokenize + extract + loop): CPython ${fmt(pyNoLev)} s, TypeScript ${fmt(tsNoLev)} s ` +
-    `(${(pyNoLev / tsNoLev).toFixed(1)}×). Levenshtein alone: ${(py.stages.levenshtein / staged.stages.levenshtein).toFixed(0)}×.`,
-);
+  out(
+    `- verdicts: ${["PASSED", "UNPARSABLE", "NO_CODE"].map((v) => `${v} ${mainPure.results.filter((r) => r.verdict === v).length}`).join(", ")}; ` +
+      `fresh batches (completion seeds ${FRESH_COMPLETION_SEEDS.join(", ")}): same tasks, new completions`,
+  );
+  out();
+  out(
+    "| pipeline | cores | cold: start + first batch, s | cold rollouts/s | warm same batch, s (median) | warm fresh completions, s (median) | **warm fresh rollouts/s** | per core |",
+  );
+  out("|---|---:|---:|---:|---:|---:|---:|---:|");
+  const freshN = fresh[0].rows.length;
+  const row = (label, cores, cold, same, freshSeconds) =>
+    out(
+      `| ${label} | ${cores} | ${cold === null ? "—" : fmt(cold)} | ${cold === null ? "—" : rate(cold, n)} | ${same === null ? "—" : fmt(same)} | ` +
+        `${fmt(freshSeconds)} | **${rate(freshSeconds, freshN)}** | ${rate(freshSeconds * cores, freshN)} |`,
+    );
+  const b = (o, i) => o.batches[i].seconds;
+  const warmSame = (o) => median([b(o, 1), b(o, 2)]);
+  const warmFresh = (o, from) => median(o.batches.slice(from).map((x) => x.seconds));
+  row(`minedit MetricsPool, 1 thread`, 1, s.one.cold, median(s.one.warm), median(s.one.fresh));
+  row(
+    `minedit MetricsPool, ${THREADS} threads`,
+    THREADS,
+    s.many.cold,
+    median(s.many.warm),
+    median(s.many.fresh),
+  );
+  row(
+    "paper's pipeline, 1 process (C and G cached) — **baseline**",
+    1,
+    paperStartup + b(s.paper1, 0),
+    warmSame(s.paper1),
+    warmFresh(s.paper1, 3),
+  );
+  row(
+    `paper's pipeline, multiprocessing.Pool(${THREADS}), a cache per process`,
+    THREADS,
+    paperStartup + s.paperN.poolStartSeconds + b(s.paperN, 0),
+    warmSame(s.paperN),
+    warmFresh(s.paperN, 3),
+  );
+  row(
+    "paper's pipeline + duplicates scored once, 1 process — strongest",
+    1,
+    null,
+    null,
+    warmFresh(s.memo1, 1),
+  );
+  row(
+    `paper's pipeline + duplicates scored once, Pool(${THREADS})`,
+    THREADS,
+    null,
+    null,
+    warmFresh(s.memoN, 1),
+  );
+  row(
+    "paper's code as written (norm(G), norm(C), d(G,C) per rollout), 1 process",
+    1,
+    null,
+    null,
+    warmFresh(s.asWritten, 1),
+  );
+  row(
+    "pure-Python reference (reference.py), 1 process",
+    1,
+    null,
+    null,
+    median(s.pure.slice(1).map((p) => p.seconds)),
+  );
+  out();
+  const r1 = median(s.one.fresh);
+  const rN = median(s.many.fresh);
+  out(
+    "| comparison (warm, fresh completions) | minedit rollouts/s | baseline rollouts/s | minedit ÷ baseline (per core) | same, by CPU time |",
+  );
+  out("|---|---:|---:|---:|---:|");
+  // CPU time (user + system of the whole process) is what load from other jobs moves least.
+  const cpu1 = median(s.one.freshCpu);
+  const cpuOf = (o, from) => median(o.batches.slice(from).map((b) => b.cpuSeconds));
+  const cmp = (label, mine, theirs, cpuRatio) =>
+    out(
+      `| ${label} | ${rate(mine, freshN)} | ${rate(theirs, freshN)} | **${x(theirs / mine)}** | ${cpuRatio === undefined ? "—" : x(cpuRatio)} |`,
+    );
+  cmp("1 thread vs the paper's pipeline, 1 process", r1, warmFresh(s.paper1, 3), cpuOf(s.paper1, 3) / cpu1);
+  cmp(
+    "1 thread vs the paper's pipeline + duplicates once, 1 process (lower bound)",
+    r1,
+    warmFresh(s.memo1, 1),
+    cpuOf(s.memo1, 1) / cpu1,
+  );
+  cmp(`${THREADS} threads vs the paper's pipeline, Pool(${THREADS})`, rN, warmFresh(s.paperN, 3));
+  cmp(
+    `${THREADS} threads vs the paper's pipeline + duplicates once, Pool(${THREADS}) (lower bound)`,
+    rN,
+    warmFresh(s.memoN, 1),
+  );
+  cmp(
+    "1 thread vs the paper's code as written, 1 process",
+    r1,
+    warmFresh(s.asWritten, 1),
+    cpuOf(s.asWritten, 1) / cpu1,
+  );
+  cmp("1 thread vs the pure-Python reference", r1, median(s.pure.slice(1).map((p) => p.seconds)));
+  out();
+  out(
+    `Cold: minedit ${THREADS} threads ${fmt(s.many.cold)} s vs the paper's Pool(${THREADS}) ${fmt(paperStartup + s.paperN.poolStartSeconds + b(s.paperN, 0))} s ` +
+      `(${x((paperStartup + s.paperN.poolStartSeconds + b(s.paperN, 0)) / s.many.cold)}); 1 thread ${fmt(s.one.cold)} s vs 1 process ${fmt(paperStartup + b(s.paper1, 0))} s ` +
+      `(${x((paperStartup + b(s.paper1, 0)) / s.one.cold)}). Python cold = interpreter start-up and imports (${fmt(paperStartup)} s, median of 3) + ` +
+      `pool start (${fmt(s.paperN.poolStartSeconds)} s) + first batch with empty caches.`,
+  );
+  out(
+    `Runs: minedit ${THREADS} threads warm ${s.many.warm.map((t) => fmt(t)).join(", ")}, fresh ${s.many.fresh.map((t) => fmt(t)).join(", ")} s; ` +
+      `1 thread warm ${s.one.warm.map((t) => fmt(t)).join(", ")}, fresh ${s.one.fresh.map((t) => fmt(t)).join(", ")} s; ` +
+      `paper 1 process ${s.paper1.batches.map((t) => fmt(t.seconds)).join(", ")} s; Pool(${THREADS}) ${s.paperN.batches.map((t) => fmt(t.seconds)).join(", ")} s ` +
+      `(main ×3, then fresh). Peak RSS: paper's process ${(s.paper1.maxRss.selfKiB / 1024).toFixed(0)} MiB; pure-Python ${(mainPure.maxRssKiB / 1024).toFixed(0)} MiB.`,
+  );
+  out(
+    `Correctness: every rollout of every batch each baseline scored (${s.batches.length} batches, ${s.batches.length * n} rollouts) — verdicts, d(M,C), d(G,C) — equals minedit's exactly.`,
+  );
+  out();
+  out(
+    `### Where the time goes (${s.name}, main batch, one thread, every rollout, C and G prepared in the pass)`,
+  );
+  out();
+  const py = s.paperStages.batches[1];
+  const ts = s.stagesTs;
+  out("| stage | paper's pipeline s | share | minedit s | share | paper ÷ minedit |");
+  out("|---|---:|---:|---:|---:|---:|");
+  const stageRow = (name, p, t) =>
+    out(
+      `| ${name} | ${fmt(p)} | ${((100 * p) / py.seconds).toFixed(1)} % | ${t === null ? "—" : fmt(t)} | ${t === null ? "—" : `${((100 * t) / ts.total).toFixed(1)} %`} | ${t === null ? "—" : x(p / t)} |`,
+    );
+  const pyNames = ["extract", "parse", "unparse", "tokenize", "encode", "levenshtein"];
+  for (const name of ["extract", "parse", "unparse", "tokenize"])
+    stageRow(name, py.stages[name], ts.stages[name]);
+  stageRow("tokens → code points (0.12.2 takes strings only)", py.stages.encode, null);
+  stageRow("levenshtein", py.stages.levenshtein, ts.stages.levenshtein);
+  const pyOther = py.seconds - pyNames.reduce((a, k) => a + py.stages[k], 0);
+  const tsOther =
+    ts.total -
+    ["extract", "parse", "unparse", "tokenize", "levenshtein"].reduce((a, k) => a + ts.stages[k], 0);
+  stageRow("loop, timers, bookkeeping", pyOther, tsOther);
+  stageRow("**total**", py.seconds, ts.total);
+  out();
+}
+
+if (scoreLines !== null) {
+  out("## `minedit score --no-exec` throughput");
+  out();
+  for (const line of scoreLines) out(line);
+}
 
 console.log(lines.join("\n"));
