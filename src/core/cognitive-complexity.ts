@@ -3,6 +3,9 @@
  * tree, for `added_cc(M) = CC(M) − CC(G)` (the over-editing paper's "Added cognitive complexity" metric,
  * in its Metrics section, and the "Lev. + CogC" reward of its Table 5).
  *
+ * Why one file of ~590 lines: the two variants are two readings of the same measure behind the same two
+ * exports, share the attribution to outermost functions, and each rule is documented beside its code.
+ *
  * Sources. The metric is G. Ann Campbell's "Cognitive Complexity — a new way of measuring
  * understandability" (SonarSource white paper, v1.5, 2021; "WP" below, its appendix B lists the
  * increments B1, nesting-level structures B2 and nesting increments B3). SPEC §2.5 asks for the rules
@@ -59,14 +62,60 @@
  * complexity (a nested function counts inside the function that contains it), plus the complexity of the
  * code outside every function (module and class bodies, e.g. `if __name__ == "__main__":`).
  *
- * Variant `paper`: the over-editing paper's evaluation ("measured with a Python AST visitor", §3.2). SPEC
- * §2.5 fixes where it differs from `sonar`, and only there: boolean operators count 0 (read as: none
- * count, wherever they appear — a condition is where they normally are); every `else` counts 0 (its body
- * is still nested); a ternary counts a flat +1 and does not nest, neither itself nor its operands. The
- * paper states nothing more about its visitor, so everything else is as in `sonar`.
+ * Variant `paper`: the over-editing paper's evaluation, which is its own visitor, the cognitive part of
+ * `CombinedVisitor` in `compute_python_complexities`, nreHieW/fyp `partial_edits/utils/complexity_utils.py`
+ * at commit 5a4023e4d1f287ac73a616b5b944a14f28422c7e ("CU" below, with line numbers; "EU" is the
+ * `extract_utils.py` beside it). SPEC §2.5 states these rules; this module reproduces that visitor on every
+ * program, and tests/differential/paper-complexity.test.ts checks it against an oracle of the same rules
+ * (tests/oracle/paper_complexity.py) on the standard library. The visitor runs on CPython's `ast`; each rule
+ * says how it reads on tree-sitter-python's tree. "Level" is the visitor's `self.nesting`.
+ * - P1 Program: the whole module, once. CU l.9–17: `if not code: return None, None`; `tree =
+ *   ast.parse(standardize_code_formatting(code))`, which is `ast.unparse(ast.parse(code))` (EU l.142–143),
+ *   falling back to `ast.parse(code)`; CU l.111–113: `v.visit(tree)` … `return v.cc, v.cog`, from
+ *   `self.cog = 0` and `self.nesting = 0` (l.22–23). The round trip through `ast.unparse` gives back the
+ *   same tree as far as the visitor can see, so the source is measured as written. The paper's None for the
+ *   empty string (and for what CPython rejects) is the caller's to give: this function returns 0 for it.
+ * - P2 A structural increment is +1 plus the level: CU l.25–26 `def _add_cog(self, base: int = 1):
+ *   self.cog += base + self.nesting` (always called with 1).
+ * - P3 A nested block is visited one level deeper: CU l.28–36 `_visit_block` (`self.nesting += 1`, visit
+ *   each statement, `self.nesting -= 1`).
+ * - P4 `if`: +1 + level; body nested; CU l.38–45 `visit_If`. Its orelse: `if len(n.orelse) == 1 and
+ *   isinstance(n.orelse[0], ast.If): self.visit(n.orelse[0])`, so an `elif` is +1 + the level of its
+ *   `if` (not deeper) with its body nested, and so is an `else:` whose block holds nothing but one `if`
+ *   (CPython builds the same tree for both); any other `else` adds nothing and its body is nested. The
+ *   test is never visited (no `generic_visit`): a ternary, boolean operator, comprehension or lambda in an
+ *   `if`/`elif` condition counts 0.
+ * - P5 `for`, `async for`, `while`: +1 + level; body and `else` body nested; CU l.47–63 (`visit_For`,
+ *   `visit_AsyncFor`, `visit_While`). Target, iterable and condition are never visited.
+ * - P6 `try`: no increment; body nested; each `except` +1 + level with its body nested; `else` and
+ *   `finally` bodies nested; CU l.65–74 `visit_Try` (`for h in getattr(n, "handlers", []):
+ *   self._add_cog(1); self._visit_block(h.body, ...)`). The exception type and name are never visited.
+ * - P7 `with`, `async with`: no increment; body nested; the items never visited. CU l.76–80.
+ * - P8 Boolean operators: CU l.82–86 `visit_BoolOp`: `inc = max(0, len(getattr(n, "values", [])) - 1)`,
+ *   `self.cog += inc` (no level), then its operands are visited. CPython makes one BoolOp of `a and b and
+ *   c` (3 values, +2) and two of `a and (b and c)` or `a and b or c` (+1 each); tree-sitter has one binary
+ *   `boolean_operator` per `and`/`or` either way, so it is +1 per `boolean_operator` node.
+ * - P9 Ternary `a if c else b`: +1 + level; its operands at the same level. CU l.88–91 `visit_IfExp`.
+ * - P10 Comprehensions (list, set, dict, generator): each `for` +1 + level and each of its `if`s +1 + level,
+ *   all at the level where the comprehension stands. CU l.93–98 `visit_comprehension` (`self._add_cog(1)`,
+ *   `for _ in getattr(n, "ifs", []): self._add_cog(1)`). On tree-sitter: every `for_in_clause` and
+ *   `if_clause` child of a comprehension (a `case` guard is an `if_clause` too, but not a comprehension's).
+ * - P11 `match`: CU l.104–109 `visit_Match`: each `case` +1 + level with its body nested, then
+ *   `self.generic_visit(n)` walks the subject and every case again (pattern, guard, body) at the `match`'s
+ *   own level. So every case body is counted twice, once one level deeper and once at the `match`'s level,
+ *   and a guard once, at the `match`'s level; a `match` inside a case body is itself visited twice.
+ * - P12 Everything else is `ast.NodeVisitor.generic_visit`: all children visited, the level unchanged,
+ *   nothing added. So `def`, `async def`, `class` and `lambda` neither count nor nest (their bodies stay at
+ *   the level where they stand); decorators, defaults, annotations, f-string replacement fields, `assert`
+ *   (CU l.100–102 counts it only in the cyclomatic measure), `return` values and so on are visited. An
+ *   `except*` statement is `ast.TryStar`, which has no visit method: its body, handlers (type included),
+ *   `else` and `finally` are walked at the same level with no increments. Recursion, `break`, `continue`,
+ *   `not`, comparisons, `await` and `yield` count 0.
+ * The paper measures the whole program only; {@link functionComplexities} splits the same total by where
+ * each increment falls (outermost functions and methods, then the rest), as for `sonar`.
  */
 import type { Node } from "web-tree-sitter";
-import { namedChildrenOf } from "./python/cst.js";
+import { hasToken, namedChildrenOf } from "./python/cst.js";
 
 export const COGNITIVE_COMPLEXITY_VARIANTS = ["sonar", "paper"] as const;
 /** `sonar`: SonarSource's rules for Python (default); `paper`: the over-editing paper's evaluation. */
@@ -176,7 +225,10 @@ type Scope = {
 type Measure = { total: number; functions: FunctionComplexity[]; moduleComplexity: number };
 
 function measure(root: Node, variant: CognitiveComplexityVariant): Measure {
-  const sonar = variant === "sonar";
+  return variant === "sonar" ? measureSonar(root) : measurePaper(root);
+}
+
+function measureSonar(root: Node): Measure {
   const result: Measure = { total: 0, functions: [], moduleComplexity: 0 };
   const add = (frame: Frame, increment: number): void => {
     result.total += increment;
@@ -213,9 +265,9 @@ function measure(root: Node, variant: CognitiveComplexityVariant): Measure {
       case "elif_clause":
         add(frame, 1);
         break;
-      // `else` of if/for/while/try: +1, no nesting increment (WP B1); the paper gives it 0.
+      // `else` of if/for/while/try: +1, no nesting increment (WP B1).
       case "else_clause":
-        if (sonar) add(frame, 1);
+        add(frame, 1);
         break;
       // No increment: they only own a block (whose nesting is decided below) or case clauses.
       case "try_statement":
@@ -227,17 +279,13 @@ function measure(root: Node, variant: CognitiveComplexityVariant): Measure {
       case "block":
         if (NESTING_BODY_OWNERS.has(outer.type)) inner = level + 1;
         break;
-      // Ternary: +1 plus nesting and its operands nested (WP B1–B3); the paper: a flat +1, no nesting.
+      // Ternary: +1 plus nesting and its operands nested (WP B1–B3).
       case "conditional_expression":
-        if (!sonar) {
-          add(frame, 1);
-          continue;
-        }
         add(frame, 1 + level);
         inner = level + 1;
         break;
       case "boolean_operator":
-        if (sonar && !chained.has(node.id)) add(frame, booleanRuns(node, chained));
+        if (!chained.has(node.id)) add(frame, booleanRuns(node, chained));
         continue;
       // The decorators are measured with the definition they decorate (sonar-python visits them inside
       // the function's or class's frame), so the scope is opened here and reused by the definition.
@@ -336,4 +384,207 @@ function booleanRuns(root: Node, chained: Set<number>): number {
     previous = text;
   }
   return runs;
+}
+
+/**
+ * How often the paper's visitor passes over a point of the tree, and at which levels: `visits` passes
+ * whose levels sum to `levels`. One pass at level L is { 1, L }; a `case` body is passed twice (P11) and
+ * what is never visited not at all. A structural increment then adds Σ(1 + L) = visits + levels (P2), a
+ * boolean operator `visits` (P8), so the walk needs no recursion and no second pass over case bodies.
+ * (k nested `match` statements make 2^k passes: exact while the total stays below 2^53.)
+ */
+type Passes = { visits: number; levels: number };
+
+const NOT_VISITED: Passes = { visits: 0, levels: 0 };
+
+/** P3: the same passes, one level deeper. */
+function deeper(passes: Passes): Passes {
+  return { visits: passes.visits, levels: passes.levels + passes.visits };
+}
+
+/** P11: a case body, visited one level deeper and then again at the `match`'s level. */
+function deeperAndAgain(passes: Passes): Passes {
+  return { visits: 2 * passes.visits, levels: 2 * passes.levels + passes.visits };
+}
+
+/** The node types `measurePaper` acts on; all else is walked through (P12), which the scopes express. */
+const PAPER_TYPES = [
+  "if_statement",
+  "elif_clause",
+  "for_statement",
+  "while_statement",
+  "try_statement",
+  "except_clause",
+  "with_statement",
+  "case_clause",
+  "conditional_expression",
+  "boolean_operator",
+  "list_comprehension",
+  "set_comprehension",
+  "dictionary_comprehension",
+  "generator_expression",
+  "function_definition",
+  "class_definition",
+  "decorated_definition",
+];
+
+/** An open `def` or `class` of the paper walk, for {@link functionComplexities}' attribution only. */
+type Definition = { end: number; definitionId: number; frame: Frame };
+
+/**
+ * The `paper` variant (rules P1–P12 of the module comment), in one pre-order pass like `measureSonar`:
+ * a statement that changes how its children are visited opens one scope per named child with that
+ * child's {@link Passes} (all of them, so that a scope never covers a sibling), and each increment is
+ * multiplied out from the passes of the innermost scope.
+ */
+function measurePaper(root: Node): Measure {
+  const result: Measure = { total: 0, functions: [], moduleComplexity: 0 };
+  const moduleFrame: Frame = { kind: "module", fn: null, inFunction: false, record: null, prefix: "" };
+  const scopes: { end: number; passes: Passes }[] = [
+    { end: Number.POSITIVE_INFINITY, passes: { visits: 1, levels: 0 } },
+  ];
+  const definitions: Definition[] = [];
+  for (const node of root.descendantsOfType(PAPER_TYPES)) {
+    if (node === null) continue;
+    const start = node.startIndex;
+    while ((scopes[scopes.length - 1] as { end: number }).end <= start) scopes.pop();
+    while (definitions.length > 0 && (definitions[definitions.length - 1] as Definition).end <= start) {
+      definitions.pop();
+    }
+    const { passes } = scopes[scopes.length - 1] as { passes: Passes };
+    const frame =
+      definitions.length > 0 ? (definitions[definitions.length - 1] as Definition).frame : moduleFrame;
+    const add = (increment: number): void => {
+      result.total += increment;
+      if (frame.record === null) result.moduleComplexity += increment;
+      else frame.record.complexity += increment;
+    };
+    /** Opens a scope for each named child, in reverse so that the first child is innermost. */
+    const visitChildren = (passesOf: (child: Node) => Passes): void => {
+      const children = node.namedChildren;
+      for (let i = children.length - 1; i >= 0; i--) {
+        const child = children[i];
+        if (child) scopes.push({ end: child.endIndex, passes: passesOf(child) });
+      }
+    };
+    const structural = passes.visits + passes.levels;
+    switch (node.type) {
+      case "if_statement": // P4
+        add(structural);
+        visitChildren((child) => {
+          if (child.type === "block") return deeper(passes);
+          if (child.type === "else_clause") return isLoneIf(child) ? passes : deeper(passes);
+          return child.type === "elif_clause" || isExtra(child) ? passes : NOT_VISITED;
+        });
+        break;
+      case "elif_clause": // P4
+        add(structural);
+        visitChildren((child) =>
+          child.type === "block" ? deeper(passes) : isExtra(child) ? passes : NOT_VISITED,
+        );
+        break;
+      case "for_statement": // P5
+      case "while_statement":
+        add(structural);
+        visitChildren((child) =>
+          child.type === "block" || child.type === "else_clause"
+            ? deeper(passes)
+            : isExtra(child)
+              ? passes
+              : NOT_VISITED,
+        );
+        break;
+      case "try_statement": // P6; `except*` (ast.TryStar) is walked through (P12)
+        if (!namedChildrenOf(node).some((c) => c.type === "except_clause" && hasToken(c, "*"))) {
+          visitChildren((child) =>
+            child.type === "except_clause" || isExtra(child) ? passes : deeper(passes),
+          );
+        }
+        break;
+      case "except_clause": // P6
+        if (!hasToken(node, "*")) {
+          add(structural);
+          visitChildren((child) =>
+            child.type === "block" ? deeper(passes) : isExtra(child) ? passes : NOT_VISITED,
+          );
+        }
+        break;
+      case "with_statement": // P7
+        visitChildren((child) =>
+          child.type === "block" ? deeper(passes) : isExtra(child) ? passes : NOT_VISITED,
+        );
+        break;
+      case "case_clause": // P11 (the `match` statement itself adds nothing and changes no level)
+        add(structural);
+        visitChildren((child) => (child.type === "block" ? deeperAndAgain(passes) : passes));
+        break;
+      case "boolean_operator": // P8
+        add(passes.visits);
+        break;
+      case "conditional_expression": // P9
+        add(structural);
+        break;
+      case "list_comprehension": // P10
+      case "set_comprehension":
+      case "dictionary_comprehension":
+      case "generator_expression":
+        for (const child of node.namedChildren) {
+          if (child?.type === "for_in_clause" || child?.type === "if_clause") add(structural);
+        }
+        break;
+      case "decorated_definition": {
+        const definition = node.childForFieldName("definition");
+        if (definition !== null) definitions.push(paperDefinition(definition, node, frame, result.functions));
+        break;
+      }
+      case "function_definition":
+      case "class_definition":
+        if ((definitions[definitions.length - 1] as Definition | undefined)?.definitionId !== node.id) {
+          definitions.push(paperDefinition(node, node, frame, result.functions));
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return result;
+}
+
+/** Comments and line continuations: tree-sitter extras, which hold nothing the visitor counts. */
+function isExtra(node: Node): boolean {
+  return node.type === "comment" || node.type === "line_continuation";
+}
+
+/** P4: an `else:` whose block is a single `if` statement, which CPython parses exactly as an `elif`. */
+function isLoneIf(elseClause: Node): boolean {
+  const body = elseClause.childForFieldName("body");
+  const statements = body === null ? [] : namedChildrenOf(body);
+  return statements.length === 1 && statements[0]?.type === "if_statement";
+}
+
+/**
+ * The attribution frame of a `def` or `class` in the paper walk (`statement`: it, or the
+ * `decorated_definition` around it): the same outermost functions and methods, with the same names, as
+ * `definitionScope` gives `sonar`.
+ */
+function paperDefinition(
+  definition: Node,
+  statement: Node,
+  enclosing: Frame,
+  functions: FunctionComplexity[],
+): Definition {
+  const name = definition.childForFieldName("name")?.text ?? "";
+  let frame: Frame;
+  if (definition.type === "class_definition") {
+    const prefix = enclosing.inFunction ? "" : `${enclosing.prefix}${name}.`;
+    frame = { ...enclosing, kind: "class", fn: null, prefix };
+  } else {
+    let record = enclosing.record;
+    if (!enclosing.inFunction) {
+      record = { name: `${enclosing.prefix}${name}`, line: definition.startPosition.row + 1, complexity: 0 };
+      functions.push(record);
+    }
+    frame = { kind: "function", fn: definition, inFunction: true, record, prefix: "" };
+  }
+  return { end: statement.endIndex, definitionId: definition.id, frame };
 }

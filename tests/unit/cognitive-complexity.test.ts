@@ -2,8 +2,10 @@
  * Cognitive complexity (SPEC §2.5): hand-checked programs for every construct and rule, in both variants.
  * The Python comments give the increments, as in the white paper's examples: "+2 (nesting 1)" is the
  * structural +1 plus the nesting increment. `sonar` is SonarSource's rules for Python (sonar-python's
- * CognitiveComplexityVisitor); `paper` is the over-editing paper's evaluation (no boolean operators, `else`
- * 0, flat ternaries).
+ * CognitiveComplexityVisitor); `paper` is the over-editing paper's own visitor (nreHieW/fyp
+ * `partial_edits/utils/complexity_utils.py`, rules P1–P12 of src/core/cognitive-complexity.ts; every `paper`
+ * value here is what that code computes). tests/differential/paper-complexity.test.ts checks the `paper`
+ * variant on the whole standard library.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -50,11 +52,11 @@ const CASES: Case[] = [
     source: py`
       def f(x):
           y = x + 1
-          print(y, not x, x < y <= 3, [i for i in range(y)])
+          print(y, not x, x < y <= 3, [i for i in range(y)])   # paper +1 (a comprehension's for)
           return y
     `,
     sonar: 0,
-    paper: 0,
+    paper: 1,
   },
   {
     title: "if / elif / else",
@@ -79,25 +81,25 @@ const CASES: Case[] = [
           elif b:          # +1
               if a:        # +2 (nesting 1)
                   pass
-          else:            # sonar +1, paper 0
-              if b:        # +2 (nesting 1)
+          else:            # sonar +1; paper: an else holding only an if is an elif (same AST)
+              if b:        # sonar +2 (nesting 1); paper +1 (an elif)
                   pass
     `,
     sonar: 7,
-    paper: 6,
+    paper: 5,
   },
   {
-    title: "'else:' around an 'if' is an else and a nested if, not an elif (measured as written)",
+    title: "'else:' around an 'if': sonar an else and a nested if (as written), paper an elif (the AST)",
     source: py`
       def f(a, b):
           if a:            # +1
               pass
           else:            # sonar +1, paper 0
-              if b:        # +2 (nesting 1)
+              if b:        # sonar +2 (nesting 1); paper +1 (orelse is one If: an elif)
                   pass
     `,
     sonar: 4,
-    paper: 3,
+    paper: 2,
   },
   {
     title: "one-line if bodies and nested ifs",
@@ -145,20 +147,20 @@ const CASES: Case[] = [
     title: "async for and async with",
     source: py`
       async def f(xs, lock):
-          async with lock:         # 0, body not nested
-              async for x in xs:   # +1
-                  if x:            # +2 (nesting 1)
+          async with lock:         # 0; sonar: body not nested, paper: nested
+              async for x in xs:   # sonar +1; paper +2 (nesting 1)
+                  if x:            # sonar +2 (nesting 1); paper +3 (nesting 2)
                       pass
     `,
     sonar: 3,
-    paper: 3,
+    paper: 5,
   },
   {
     title: "try / except / else / finally",
     source: py`
       def f(a, b, c, d):
           try:
-              if a:                # +1 (a try body is not nested)
+              if a:                # sonar +1 (a try body is not nested); paper +2 (it is)
                   pass
           except ValueError:       # +1
               if b:                # +2 (nesting 1)
@@ -169,11 +171,11 @@ const CASES: Case[] = [
               if c:                # +2 (nesting 1)
                   pass
           finally:
-              if d:                # +1 (a finally body is not nested)
+              if d:                # sonar +1 (a finally body is not nested); paper +2 (it is)
                   pass
     `,
     sonar: 9,
-    paper: 8,
+    paper: 10,
   },
   {
     title: "except* and an except inside a loop pay for nesting",
@@ -182,22 +184,22 @@ const CASES: Case[] = [
           for x in xs:             # +1
               try:
                   g(x)
-              except* OSError:     # +2 (nesting 1)
+              except* OSError:     # sonar +2 (nesting 1); paper 0 (ast.TryStar has no visit method)
                   pass
     `,
     sonar: 3,
-    paper: 3,
+    paper: 1,
   },
   {
-    title: "with adds nothing and does not nest",
+    title: "with adds nothing; it nests in the paper only",
     source: py`
       def f(p):
           with open(p) as fh, open(p) as gh:   # 0
-              if fh:                           # +1
+              if fh:                           # sonar +1; paper +2 (nesting 1)
                   pass
     `,
     sonar: 1,
-    paper: 1,
+    paper: 2,
   },
   {
     title: "a ternary",
@@ -209,94 +211,94 @@ const CASES: Case[] = [
     paper: 1,
   },
   {
-    title: "ternaries nest in sonar, not in the paper",
+    title: "ternaries nest their operands in sonar, not in the paper",
     source: py`
       def f(a, b, xs):
           for x in xs:                           # +1
               y = (1 if a else 2) if b else 3    # sonar: outer +2 (nesting 1), inner +3 (nesting 2)
-                                                 # paper: +1 +1
-              z = 1 if a else 2 if b else 3      # sonar: +2 (nesting 1), +3 (nesting 2); paper: +1 +1
+                                                 # paper: +2 +2 (both at nesting 1)
+              z = 1 if a else 2 if b else 3      # sonar: +2 (nesting 1), +3 (nesting 2); paper: +2 +2
     `,
     sonar: 11,
-    paper: 5,
+    paper: 9,
   },
   {
-    title: "a condition is at the level of its statement, not nested",
+    title: "a condition is at the level of its statement (sonar) or never visited (paper)",
     source: py`
       def f(a, x, y):
-          if (x if a else y):      # +1 for the if, +1 for the ternary (nesting 0)
+          if (x if a else y):      # +1 for the if; sonar +1 for the ternary (nesting 0), paper 0
               pass
     `,
     sonar: 2,
-    paper: 2,
+    paper: 1,
   },
   {
-    title: "boolean operator sequences",
+    title: "boolean operator sequences (sonar: runs of like operators; paper: operands − 1 per BoolOp)",
     source: py`
       def f(a, b, c, d):
-          s = a and b and c        # sonar +1
-          t = a or b or c          # sonar +1
-          u = a and b or c         # sonar +2
-          v = a and b or c and d   # sonar +3 (and, or, and)
-          w = a or b and c or d    # sonar +3 (or, and, or: read left to right)
-          x = not (a and b)        # sonar +1
+          s = a and b and c        # sonar +1; paper +2
+          t = a or b or c          # sonar +1; paper +2
+          u = a and b or c         # sonar +2; paper +2
+          v = a and b or c and d   # sonar +3 (and, or, and); paper +3
+          w = a or b and c or d    # sonar +3 (or, and, or: read left to right); paper +3
+          x = not (a and b)        # +1
           return s, t, u, v, w, x
     `,
     sonar: 11,
-    paper: 0,
+    paper: 13,
   },
   {
     title: "parentheses and calls end a boolean sequence",
     source: py`
       def f(a, b, c):
-          x = (a and b) and c      # sonar +2
-          y = a and (b and c)      # sonar +2
-          z = g(a and b) or c      # sonar +2
+          x = (a and b) and c      # +2
+          y = a and (b and c)      # +2
+          z = g(a and b) or c      # +2
           w = (a and  # a comment inside the sequence
-               b and c)            # sonar +1
+               b and c)            # sonar +1; paper +2
           return x, y, z, w
     `,
     sonar: 7,
-    paper: 0,
+    paper: 8,
   },
   {
-    title: "boolean operators in conditions (ignored by the paper)",
+    title: "boolean operators in conditions (never visited by the paper)",
     source: py`
       def f(a, b, c):
-          if a and b or c:         # +1 for the if; sonar +2 for the operators
+          if a and b or c:         # +1 for the if; sonar +2 for the operators, paper 0
               pass
-          while a or b:            # +1; sonar +1
+          while a or b:            # +1; sonar +1, paper 0
               pass
     `,
     sonar: 5,
     paper: 2,
   },
   {
-    title: "a nested function nests one level deeper",
+    title: "a nested function nests one level deeper (sonar; the paper nests no def)",
     source: py`
       def outer(xs):
           if xs:                   # +1
               pass
-          def inner(x):            # outer also has other statements: inner is at nesting 1
-              if x:                # +2 (nesting 1)
+          def inner(x):            # sonar: outer also has other statements, so inner is at nesting 1
+              if x:                # sonar +2 (nesting 1); paper +1
                   pass
           return inner
     `,
     sonar: 3,
-    paper: 3,
+    paper: 2,
   },
   {
     title: "a function defined inside an if starts below it",
     source: py`
       def outer(flag):
           if flag:                 # +1
-              def inner(x):        # nesting 1 (the if body) + 1 (nested function)
-                  if x:            # +3 (nesting 2)
+              def inner(x):        # nesting 1 (the if body) + 1 (nested function; not in the paper)
+                  if x:            # sonar +3 (nesting 2); paper +2 (nesting 1)
                       pass
               return inner
     `,
     sonar: 4,
-    paper: 4,
+    paper: 3,
   },
   {
     title: "a wrapper function (decorator idiom) does not nest",
@@ -317,25 +319,25 @@ const CASES: Case[] = [
     source: py`
       def deco(fn):
           """Decorate fn."""
-          def wrapper(*args):      # nesting 1
-              if args:             # +2 (nesting 1)
+          def wrapper(*args):      # sonar: nesting 1
+              if args:             # sonar +2 (nesting 1); paper +1
                   pass
           return wrapper
     `,
     sonar: 2,
-    paper: 2,
+    paper: 1,
   },
   {
     title: "returning anything but a bare name is more than a wrapper",
     source: py`
       def deco(fn):
-          def wrapper():           # nesting 1
-              if fn:               # +2 (nesting 1)
+          def wrapper():           # sonar: nesting 1
+              if fn:               # sonar +2 (nesting 1); paper +1
                   pass
           return wrapper if fn else None   # +1
     `,
     sonar: 3,
-    paper: 3,
+    paper: 2,
   },
   {
     title: "lambdas do not nest (sonar-python has no lambda rule)",
@@ -343,61 +345,91 @@ const CASES: Case[] = [
       def f(xs):
           key = lambda x: x if x else 0    # +1
           for x in xs:                     # +1
-              g(lambda: 1 if x else 2)     # sonar +2 (nesting 1, none from the lambda); paper +1
+              g(lambda: 1 if x else 2)     # +2 (nesting 1, none from the lambda)
           return key
     `,
     sonar: 4,
-    paper: 3,
+    paper: 4,
   },
   {
-    title: "a class resets the nesting level, even inside a function",
+    title: "a class resets the nesting level, even inside a function (sonar; not the paper)",
     source: py`
       def f(a):
           if a:                            # +1
               class C:
                   def m(self, b):
-                      return 1 if b else 2 # +1 (the class resets the level to 0)
+                      return 1 if b else 2 # sonar +1 (the class resets the level to 0); paper +2
               return C
     `,
     sonar: 2,
-    paper: 2,
+    paper: 3,
   },
   {
     title: "decorators, defaults and annotations count with their function",
     source: py`
       @register(1 if DEBUG else 2)         # +1
-      def f(x=a and b) -> (int if T else str):   # sonar +1 for the and; +1 for the ternary
+      def f(x=a and b) -> (int if T else str):   # +1 for the and; +1 for the ternary
           return x
     `,
     sonar: 3,
-    paper: 2,
+    paper: 3,
   },
   {
-    title: "comprehensions: their for and if are free, what is inside them counts",
+    title: "comprehensions: their for and if are free in sonar, +1 + nesting each in the paper",
     source: py`
       def f(xs):
-          ys = [x for x in xs if x]                        # 0
-          zs = {x: y for x in xs for y in x if x and y}    # sonar +1 (the and)
-          return [1 if x else 2 for x in ys], zs           # +1 (a ternary)
+          ys = [x for x in xs if x]                        # sonar 0; paper +2 (for, if)
+          zs = {x: y for x in xs for y in x if x and y}    # +1 (the and); paper +3 (for, for, if)
+          return [1 if x else 2 for x in ys], zs           # +1 (a ternary); paper +1 (for)
     `,
     sonar: 2,
-    paper: 1,
+    paper: 8,
   },
   {
-    title: "match: no increment of its own; case bodies are nested; guards are free",
+    title: "match: sonar 0 per case, bodies nested; paper +1 per case, bodies visited twice",
     source: py`
       def f(cmd):
           match cmd:                       # 0 (sonar-python has no match rule)
-              case [x, *_] if x and cmd:   # guard 0; sonar +1 for its and
-                  if x:                    # +2 (nesting 1)
+              case [x, *_] if x and cmd:   # paper +1; +1 for the guard's and
+                  if x:                    # +2 (nesting 1); paper again +1 (the match's own level)
                       pass
-              case {"k": 1 | 2}:
+              case {"k": 1 | 2}:           # paper +1
                   pass
-              case _:
-                  return 1 if cmd else 0   # +2 (nesting 1) in sonar; paper +1
+              case _:                      # paper +1
+                  return 1 if cmd else 0   # +2 (nesting 1); paper again +1
     `,
     sonar: 5,
+    paper: 10,
+  },
+  {
+    title: "the paper never visits conditions, iterables, with items or exception types",
+    source: py`
+      def f(a, b, xs):
+          while a or b:                          # +1; sonar +1 (or)
+              pass
+          for x in (xs if a else []):            # +1; sonar +1 (ternary, nesting 0)
+              pass
+          with open(a if b else xs):             # sonar +1 (ternary); paper 0
+              pass
+          try:
+              pass
+          except (KeyError if a else OSError):   # +1; sonar +1 (ternary, nesting 0)
+              pass
+    `,
+    sonar: 7,
     paper: 3,
+  },
+  {
+    title: "a match inside a case body is visited twice by the paper",
+    source: py`
+      match a:
+          case 1:                  # paper +1
+              match b:             # paper: visited at nesting 1, then again at nesting 0
+                  case 2:          # paper +2, then +1
+                      x = p and q  # +1; paper +1 +1, then +1 +1
+    `,
+    sonar: 1,
+    paper: 8,
   },
   {
     title: "recursion is not counted (sonar-python)",
@@ -415,10 +447,10 @@ const CASES: Case[] = [
     source: py`
       import sys
       if __name__ == "__main__":                       # +1
-          main(sys.argv[1] if sys.argv[1:] else None)  # sonar +2 (nesting 1); paper +1
+          main(sys.argv[1] if sys.argv[1:] else None)  # +2 (nesting 1)
     `,
     sonar: 3,
-    paper: 2,
+    paper: 3,
   },
 ];
 
@@ -439,8 +471,10 @@ describe("cognitiveComplexity", () => {
   it("a 5,000-term boolean sequence is one increment and does not overflow the stack", () => {
     const chain = Array.from({ length: 5000 }, (_, i) => `a${i}`).join(" and ");
     expect(measure(`x = ${chain}\n`).total).toBe(1);
+    expect(measure(`x = ${chain}\n`, "paper").total).toBe(4999);
     const mixed = Array.from({ length: 5000 }, (_, i) => `a${i} ${i % 2 === 0 ? "and" : "or"}`).join(" ");
     expect(measure(`x = ${mixed} z\n`).total).toBe(5000);
+    expect(measure(`x = ${mixed} z\n`, "paper").total).toBe(5000);
   });
 });
 
@@ -470,6 +504,13 @@ describe("functionComplexities", () => {
     ]);
     expect(total).toBe(7);
     expect(functions.reduce((sum, f) => sum + f.complexity, 0)).toBe(total);
+    // The paper nests no def: the while is +2 (nesting 1 from the for body only).
+    expect(measure(source, "paper").functions).toEqual([
+      { name: "A.m", line: 3, complexity: 1 },
+      { name: "A.B.n", line: 7, complexity: 3 },
+      { name: "g", line: 12, complexity: 1 },
+      { name: "<module>", line: 1, complexity: 1 },
+    ]);
   });
 
   it("a function inside a function is part of the outer one; no <module> entry when it has none", () => {
@@ -485,7 +526,8 @@ describe("functionComplexities", () => {
       { name: "outer", line: 1, complexity: 2 },
       { name: "other", line: 5, complexity: 0 },
     ]);
-    expect(measure(source, "paper").functions[0]).toEqual({ name: "outer", line: 1, complexity: 1 });
+    // The paper: +1 for the ternary (a def does not nest), +1 for the comprehension's for.
+    expect(measure(source, "paper").functions[0]).toEqual({ name: "outer", line: 1, complexity: 2 });
   });
 
   it("is empty for a program without functions or complexity", () => {

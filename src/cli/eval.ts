@@ -1,0 +1,484 @@
+/**
+ * `minedit eval run|compare|report`: held-out evaluation (SPEC §6; issue 14). Parse the flags → one
+ * function of src/eval/ (run-job.ts, report-job.ts) → exit code. The endpoint's base URL and API key may
+ * come from the environment (`OPENAI_BASE_URL`, the variable `--api-key-env` names), read here and
+ * nowhere else.
+ */
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
+import { isMineditError } from "../errors.js";
+import { DEFAULT_RETRY_POLICY } from "../eval/backoff.js";
+import { DEFAULT_STATISTICS } from "../eval/build-report.js";
+import { runEvalCompare, runEvalReport } from "../eval/report-job.js";
+import type { Statistics } from "../eval/report-schema.js";
+import { RUN_FILES } from "../eval/run-files.js";
+import { type EvalRunRequest, EXIT_INTERRUPTED, openEvalRun, runEvalRun } from "../eval/run-job.js";
+import { EVAL_APIS, type EvalApi, normalizeEndpoint, type SamplingParams } from "../eval/sampling.js";
+import { PROMPT_STYLES, type PromptStyle } from "../export/prompt.js";
+import type { StdIo } from "../io/std-io.js";
+import { commandFailure, EXIT, runCommand, usageError } from "./failures.js";
+import { buildConfig, numberFlag, SCORING_OPTIONS, type ScoringFlagValues } from "./scoring-flags.js";
+
+const usage = usageError;
+
+const EXIT_CODES = `Exit codes:
+  ${EXIT.ok}    done; every sample of the denominator has a completion
+  ${EXIT.badRows}    done, but some samples are API_ERROR or MISSING (or candidate rows were bad); the report counts them
+  ${EXIT.usage}    usage error (bad flag, unreadable file, endpoint refused the key/model/URL, no sandbox)
+  ${EXIT.internal}    internal error
+  ${EXIT_INTERRUPTED}  interrupted (Ctrl-C); the journal keeps every finished sample: run the same command to resume`;
+
+export function evalHelp(): string {
+  return `Usage: minedit eval <run|compare|report> [options]
+
+Held-out evaluation of a repair model (SPEC §6): Pass@1, excess edit distance and added cognitive
+complexity per domain (in-domain / OOD) and corruption family, with bootstrap confidence intervals by
+problem; paired comparisons of two runs; JSON, Markdown and one self-contained HTML page.
+
+  minedit eval run --tasks T.jsonl --model M --base-url URL --out RUN   generate (OpenAI-compatible), score, report
+  minedit eval run --tasks T.jsonl --candidates C.jsonl --out RUN       score completions made elsewhere
+  minedit eval compare RUN_A RUN_B [--out DIR]                          paired comparison (B − A)
+  minedit eval report RUN [RUN ...] [--out DIR]                         rebuild the report of one or more runs
+
+\`minedit eval run --help\`, \`minedit eval compare --help\`, \`minedit eval report --help\`; docs/eval.md.
+`;
+}
+
+export function evalRunHelp(): string {
+  const d = DEFAULT_RETRY_POLICY;
+  return `Usage: minedit eval run --tasks FILE --out DIR (--model M --base-url URL | --score-only | --candidates FILE) [options]
+
+1. Loads the tasks (repair and lint task rows, as \`minedit serve\` loads them) and the retention suites.
+2. Starts the scoring engine: its ground-truth gate runs every repair task's gold and corrupted program
+   once; a task whose gold fails or whose corrupted program passes is excluded (listed in the report).
+3. Generates the missing samples of the other tasks from an OpenAI-compatible endpoint (vLLM, SGLang,
+   OpenAI, OpenRouter) with the official openai client, into the journal DIR/journal.jsonl. A sample's
+   key is the hash of endpoint, model, API, sampling parameters, prompt and sample index: a sample is
+   requested once however often the run is interrupted and resumed.
+4. Scores every sample in the bubblewrap sandbox exactly as the reward server does, and writes
+   DIR/run.json, tasks.jsonl, samples.jsonl and the report (report.json, report.md, report.html).
+   The denominator is every served task × n: API errors, missing samples, truncations, NO_CODE,
+   UNPARSABLE and sandbox faults count as failures and are shown as such.
+
+Prompts are the export's (the paper's App. A.3): --prompt generic | explicit (preservation clause);
+lint tasks get the A+L→A′ prompt, retention problems their benchmark's own prompt.
+
+Generation:
+  --model NAME            model name the endpoint serves (required to generate)
+  --base-url URL          e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL)
+  --api-key-env NAME      environment variable holding the API key (default: OPENAI_API_KEY; unset: "EMPTY",
+                          what local servers accept)
+  --api chat|completions  chat messages, or the prompt text without a chat template (default: chat)
+  --n N                   samples per task (default: 1); with n > 1 pass@k is reported too (--k)
+  --temperature X, --top-p X, --max-tokens N, --seed N, --reasoning-effort low|medium|high
+                          sampling parameters (absent: the provider's defaults). Each request's seed is
+                          --seed + the index of its first sample.
+  --extra-body JSON       more request fields, e.g. '{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}'
+  --parallel N            requests in flight (default: 8)
+  --one-per-request       one request per sample instead of one per task with the API's n
+  --timeout-ms N          per attempt (default: 600000)
+  --retries N             retries of a request on 408/409/429/5xx, timeouts and connection errors, with capped
+                          exponential backoff (${d.baseMs} ms doubling to ${d.maxMs / 1000} s, full jitter), never
+                          sooner than Retry-After (default: ${d.retries})
+  Reasoning: reasoning_content / reasoning is kept in the journal; the program is taken from the answer
+  (after the last </think> when the text has one). finish_reason "length" is recorded as truncated.
+
+Samples from elsewhere:
+  --score-only            score what the journal has (no request is sent); --model/--base-url and the
+                          sampling flags must be those of the run that generated them
+  --candidates FILE       score completions made elsewhere: JSONL/Parquet rows {"task_id", "completion"},
+                          {"task_id", "completions": [...]} or verl generation output, as \`export --candidates\`
+  --journal FILE          the journal to use (default: DIR/journal.jsonl); runs may share one
+
+Tasks and suites:
+  --tasks FILE            task file (JSONL), repeatable: datasets/tasks/in-domain.jsonl, ood.jsonl, lint tasks
+  --prompt STYLE          ${PROMPT_STYLES.join(" | ")} (default: generic)
+  --bigcodebench FILE     performance retention on BigCodeBench's instruct prompts (BigCodeBench.jsonl.gz);
+                          problems needing pandas & co. are excluded unless the bigcodebench runtime is installed
+  --bigcodebench-limit N  its first N problems only
+  --livecodebench FILE    performance retention on LiveCodeBench's released problems (JSON/JSONL)
+  --livecodebench-limit N its first N problems only
+
+Report:
+  --name NAME             the run's name in reports (default: the model, or the candidates file's name)
+  --out DIR               the run directory (required)
+  --k LIST                pass@k to report besides pass@1, e.g. 5,10 (those ≤ n; default: 5,10)
+  --resamples N           bootstrap resamples (default: ${DEFAULT_STATISTICS.resamples}); --bootstrap-seed N (default: 0);
+  --level X               interval coverage (default: 0.95)
+
+Scoring, as in \`minedit score\`:
+  --scope ${DISTANCE_SCOPES.join("|")}   distance scope (default here: function_body, the paper's evaluation)
+  --variant ${REWARD_VARIANTS.join("|")}, --lambda-exec N, --lambda-edit N, --lambda-cc N,
+  --failure-reward N      reward settings (the report's metrics do not depend on them)
+  --wall-time-ms N, --memory-mb N   limits of one test run; --concurrency N sandbox runs at once and
+  --threads N             worker threads (default: available parallelism, ${availableParallelism()} here)
+  --config FILE.json      a configuration object (see \`minedit score --help\`); flags override it
+
+Examples:
+  vllm serve Qwen/Qwen3-4B-Instruct-2507 --port 8000 &
+  minedit eval run --tasks datasets/tasks/in-domain.jsonl --tasks datasets/tasks/ood.jsonl \\
+    --model Qwen/Qwen3-4B-Instruct-2507 --base-url http://127.0.0.1:8000/v1 --temperature 0 --out runs/base
+  OPENAI_API_KEY=sk-... minedit eval run --tasks datasets/tasks/ood.jsonl --model gpt-4.1 \\
+    --base-url https://api.openai.com/v1 --prompt explicit --n 4 --temperature 1 --out runs/gpt41-explicit
+  minedit eval run --tasks datasets/tasks/ood.jsonl --candidates verl-gen.parquet --name rl-step-200 --out runs/rl200
+  minedit eval run --tasks datasets/tasks/in-domain.jsonl --model base --base-url http://127.0.0.1:8000/v1 \\
+    --bigcodebench ../shared/data/bigcodebench/BigCodeBench.jsonl.gz --out runs/base
+
+${EXIT_CODES}
+`;
+}
+
+export function evalCompareHelp(): string {
+  return `Usage: minedit eval compare RUN_A RUN_B [--out DIR] [options]
+
+Paired comparison of two runs on the tasks both evaluated (B − A): per domain, per corruption family and
+per family combination, and per retention suite —
+  Δ Pass@1 with a paired cluster-bootstrap interval (problems resampled, both runs together),
+  exact McNemar test on the paired outcomes, Holm-adjusted across families,
+  Δ excess edit distance and Δ added CC over the tasks both runs repair, with paired bootstrap intervals,
+  the minimum detectable effect of each for this number of tasks (α, power).
+Writes DIR/compare.json, compare.md and compare.html (forest plot of the per-family deltas, pass rate vs
+excess, in-domain vs OOD panels, and the samples of both runs side by side).
+
+Options:
+  --out DIR        where to write (default: RUN_B/compare-<name of RUN_A>)
+  --alpha X        test level for Holm and the MDE (default: 0.05)
+  --power X        power of the MDE (default: 0.8)
+  --resamples N, --bootstrap-seed N, --level X, --k LIST   as for \`eval run\`
+  -h, --help       this help
+
+Example:
+  minedit eval compare runs/base runs/rl200 --out runs/rl200-vs-base
+
+${EXIT_CODES}
+`;
+}
+
+export function evalReportHelp(): string {
+  return `Usage: minedit eval report RUN [RUN ...] [--out DIR] [options]
+
+Rebuilds report.json, report.md and report.html from run directories' tasks.jsonl and samples.jsonl
+(nothing is generated or executed). With several runs, each table has a row per run (the paper's
+layout for many models) and the charts a colour per run.
+
+Options:
+  --out DIR        where to write (default: the run directory; required with several runs)
+  --resamples N, --bootstrap-seed N, --level X, --k LIST   as for \`eval run\`
+  -h, --help       this help
+
+Example:
+  minedit eval report runs/base runs/sft runs/rl200 --out runs/table3
+
+${EXIT_CODES}
+`;
+}
+
+function integer(flag: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined) return fallback;
+  if (!/^[+-]?\d+$/.test(text.trim()))
+    throw usage(`${flag}: expected an integer, got ${JSON.stringify(text)}`);
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw usage(`${flag}: expected an integer ≥ ${min}, got ${text}`);
+  return value;
+}
+
+function fraction(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = numberFlag(flag, text);
+  if (!(value > 0 && value < 1)) throw usage(`${flag}: expected a number between 0 and 1, got ${text}`);
+  return value;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw usage(`${flag}: expected ${allowed.join(", ")}; got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+const STATISTICS_OPTIONS = {
+  resamples: { type: "string" },
+  "bootstrap-seed": { type: "string" },
+  level: { type: "string" },
+  k: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type StatisticsValues = { resamples?: string; "bootstrap-seed"?: string; level?: string; k?: string };
+
+function statistics(values: StatisticsValues): { statistics: Statistics; ks: number[] } {
+  const ks =
+    values.k === undefined ? [5, 10] : values.k.split(",").map((part) => integer("--k", part.trim(), 1, 1));
+  return {
+    statistics: {
+      ...DEFAULT_STATISTICS,
+      resamples: integer("--resamples", values.resamples, DEFAULT_STATISTICS.resamples, 1),
+      seed: integer(
+        "--bootstrap-seed",
+        values["bootstrap-seed"],
+        DEFAULT_STATISTICS.seed,
+        Number.MIN_SAFE_INTEGER,
+      ),
+      level: fraction("--level", values.level, DEFAULT_STATISTICS.level),
+    },
+    ks,
+  };
+}
+
+// ---- run ---------------------------------------------------------------------------------------------
+
+const RUN_OPTIONS = {
+  tasks: { type: "string", multiple: true },
+  out: { type: "string", short: "o" },
+  name: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+  api: { type: "string" },
+  prompt: { type: "string" },
+  n: { type: "string" },
+  temperature: { type: "string" },
+  "top-p": { type: "string" },
+  "max-tokens": { type: "string" },
+  seed: { type: "string" },
+  "reasoning-effort": { type: "string" },
+  "extra-body": { type: "string" },
+  parallel: { type: "string" },
+  "one-per-request": { type: "boolean" },
+  "timeout-ms": { type: "string" },
+  retries: { type: "string" },
+  "score-only": { type: "boolean" },
+  candidates: { type: "string" },
+  journal: { type: "string" },
+  bigcodebench: { type: "string" },
+  "bigcodebench-limit": { type: "string" },
+  livecodebench: { type: "string" },
+  "livecodebench-limit": { type: "string" },
+  ...STATISTICS_OPTIONS,
+  ...SCORING_OPTIONS,
+} as const;
+
+type RunValues = {
+  [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof RUN_OPTIONS)[K]["type"] extends "boolean"
+      ? boolean
+      : string;
+};
+
+async function runRequest(
+  values: RunValues,
+  positionals: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<EvalRunRequest> {
+  if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.out === undefined) throw usage("missing --out DIR (the run directory)");
+  const taskFiles = values.tasks ?? [];
+  if (taskFiles.length === 0 && values.bigcodebench === undefined && values.livecodebench === undefined) {
+    throw usage(
+      "missing --tasks FILE (a task file, JSONL) or a retention suite (--bigcodebench, --livecodebench)",
+    );
+  }
+  const prompt: PromptStyle = oneOf("--prompt", values.prompt ?? "generic", PROMPT_STYLES);
+  const samples = integer("--n", values.n, 1, 1);
+  const params: SamplingParams = {};
+  if (values.temperature !== undefined) params.temperature = numberFlag("--temperature", values.temperature);
+  if (values["top-p"] !== undefined) params.top_p = numberFlag("--top-p", values["top-p"]);
+  if (values["max-tokens"] !== undefined)
+    params.max_tokens = integer("--max-tokens", values["max-tokens"], 1, 1);
+  if (values.seed !== undefined) params.seed = integer("--seed", values.seed, 0, Number.MIN_SAFE_INTEGER);
+  if (values["reasoning-effort"] !== undefined) params.reasoning_effort = values["reasoning-effort"];
+  if (values["extra-body"] !== undefined) {
+    let extra: unknown;
+    try {
+      extra = JSON.parse(values["extra-body"]);
+    } catch (error) {
+      throw usage(`--extra-body: invalid JSON: ${(error as Error).message}`);
+    }
+    if (extra === null || typeof extra !== "object" || Array.isArray(extra))
+      throw usage("--extra-body: expected a JSON object");
+    params.extra = extra as Record<string, unknown>;
+  }
+  const api: EvalApi = oneOf("--api", values.api ?? "chat", EVAL_APIS);
+  const generationFlags = [
+    "temperature",
+    "top-p",
+    "max-tokens",
+    "seed",
+    "reasoning-effort",
+    "extra-body",
+    "n",
+  ] as const;
+  let source: EvalRunRequest["source"];
+  if (values.candidates !== undefined) {
+    if (values["score-only"] === true)
+      throw usage("--candidates already scores without generating; drop --score-only");
+    for (const flag of ["model", "base-url", ...generationFlags.filter((f) => f !== "n")] as const) {
+      if (values[flag] !== undefined)
+        throw usage(`--${flag} is for generation; --candidates scores given completions`);
+    }
+    source = { kind: "candidates", file: values.candidates };
+  } else {
+    if (values.model === undefined) throw usage("missing --model NAME (or --candidates FILE)");
+    const baseUrl = values["base-url"] ?? env.OPENAI_BASE_URL;
+    if (baseUrl === undefined || baseUrl === "") throw usage("missing --base-url URL (or $OPENAI_BASE_URL)");
+    try {
+      new URL(baseUrl);
+    } catch {
+      throw usage(`--base-url: not a URL: ${JSON.stringify(baseUrl)}`);
+    }
+    const target = { endpoint: normalizeEndpoint(baseUrl), model: values.model, api, params };
+    if (values["score-only"] === true) {
+      source = { kind: "journal", target };
+    } else {
+      const keyVariable = values["api-key-env"] ?? "OPENAI_API_KEY";
+      source = {
+        kind: "generate",
+        target,
+        apiKey: env[keyVariable] ?? "EMPTY",
+        timeoutMs: integer("--timeout-ms", values["timeout-ms"], 600_000, 1),
+        retry: {
+          ...DEFAULT_RETRY_POLICY,
+          retries: integer("--retries", values.retries, DEFAULT_RETRY_POLICY.retries, 0),
+        },
+        parallel: integer("--parallel", values.parallel, 8, 1),
+        onePerRequest: values["one-per-request"] === true,
+      };
+    }
+  }
+  const scoringFlags = Object.keys(SCORING_OPTIONS) as (keyof typeof SCORING_OPTIONS)[];
+  const scoreValues: ScoringFlagValues = {
+    ...Object.fromEntries(
+      scoringFlags.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]),
+    ),
+    scope: values.scope ?? "function_body",
+  };
+  const config = await buildConfig(scoreValues);
+  const retention: EvalRunRequest["retention"] = {};
+  if (values.bigcodebench !== undefined) {
+    const limit = values["bigcodebench-limit"];
+    retention.bigcodebench = {
+      path: values.bigcodebench,
+      ...(limit === undefined ? {} : { limit: integer("--bigcodebench-limit", limit, 1, 1) }),
+    };
+  }
+  if (values.livecodebench !== undefined) {
+    const limit = values["livecodebench-limit"];
+    retention.livecodebench = {
+      path: values.livecodebench,
+      ...(limit === undefined ? {} : { limit: integer("--livecodebench-limit", limit, 1, 1) }),
+    };
+  }
+  const name =
+    values.name ??
+    (source.kind === "candidates" ? (source.file.split("/").pop() ?? source.file) : (values.model as string));
+  return {
+    outDir: values.out,
+    name,
+    taskFiles,
+    prompt,
+    samples,
+    source,
+    journalPath: values.journal ?? join(values.out, RUN_FILES.journal),
+    retention,
+    config,
+    ...statistics(values),
+  };
+}
+
+async function runRun(argv: readonly string[], io: StdIo, env: NodeJS.ProcessEnv): Promise<number> {
+  return runCommand({
+    name: "eval run",
+    argv,
+    io,
+    options: RUN_OPTIONS,
+    help: evalRunHelp,
+    prepare: async (values: RunValues, positionals) =>
+      openEvalRun(await runRequest(values, positionals, env), io),
+    execute: (job) => runEvalRun(job, io),
+    close: async () => {},
+  });
+}
+
+// ---- compare, report -----------------------------------------------------------------------------------
+
+const COMPARE_OPTIONS = {
+  out: { type: "string", short: "o" },
+  alpha: { type: "string" },
+  power: { type: "string" },
+  ...STATISTICS_OPTIONS,
+} as const;
+
+async function runCompare(argv: readonly string[], io: StdIo): Promise<number> {
+  return runCommand({
+    name: "eval compare",
+    argv,
+    io,
+    options: COMPARE_OPTIONS,
+    help: evalCompareHelp,
+    prepare: async (
+      values: StatisticsValues & { out?: string; alpha?: string; power?: string },
+      positionals,
+    ) => {
+      if (positionals.length !== 2)
+        throw usage(`expected two run directories (RUN_A RUN_B), got ${positionals.length}`);
+      return {
+        runA: positionals[0] as string,
+        runB: positionals[1] as string,
+        outDir: values.out,
+        alpha: fraction("--alpha", values.alpha, 0.05),
+        power: fraction("--power", values.power, 0.8),
+        ...statistics(values),
+      };
+    },
+    execute: (request) => runEvalCompare(request, io),
+    close: async () => {},
+  });
+}
+
+const REPORT_OPTIONS = { out: { type: "string", short: "o" }, ...STATISTICS_OPTIONS } as const;
+
+async function runReport(argv: readonly string[], io: StdIo): Promise<number> {
+  return runCommand({
+    name: "eval report",
+    argv,
+    io,
+    options: REPORT_OPTIONS,
+    help: evalReportHelp,
+    prepare: async (values: StatisticsValues & { out?: string }, positionals) => {
+      if (positionals.length === 0) throw usage("expected at least one run directory");
+      if (positionals.length > 1 && values.out === undefined)
+        throw usage("--out DIR is required with several runs");
+      return { runs: positionals, outDir: values.out ?? (positionals[0] as string), ...statistics(values) };
+    },
+    execute: (request) => runEvalReport(request, io),
+    close: async () => {},
+  });
+}
+
+/** `minedit eval ...`: dispatches to the subcommand. */
+export async function runEval(
+  argv: readonly string[],
+  io: StdIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "-h" || sub === "--help") {
+    io.stdout.write(evalHelp());
+    return EXIT.ok;
+  }
+  try {
+    if (sub === "run") return await runRun(rest, io, env);
+    if (sub === "compare") return await runCompare(rest, io);
+    if (sub === "report") return await runReport(rest, io);
+  } catch (error) {
+    if (isMineditError(error)) return commandFailure(io, `eval ${sub}`, error);
+    throw error;
+  }
+  io.stderr.write(
+    `${sub === undefined ? "minedit eval: missing subcommand" : `minedit eval: unknown subcommand "${sub}"`} (run, compare, report)\n\n${evalHelp()}`,
+  );
+  return EXIT.usage;
+}

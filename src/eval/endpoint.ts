@@ -1,0 +1,239 @@
+/**
+ * One OpenAI-compatible endpoint (vLLM, SGLang, OpenAI, OpenRouter, …) through the official `openai`
+ * client: a request for k samples of one prompt, on the chat or the completions API, retried on the
+ * failures a later attempt can cure (backoff.ts) and bounded by a per-request timeout.
+ *
+ * The client's own retries are off (`maxRetries: 0`): this module retries, so every attempt is counted
+ * and its wait honours `Retry-After` under our cap, and a run's requests are all accounted for in the
+ * journal. Per sample it returns the text, the reasoning the server sent apart (`reasoning_content`, as
+ * vLLM and DeepSeek send it, or `reasoning`, as OpenRouter does; a `<think>` block inside the text is left
+ * to the program extractor), the finish reason (`length` = truncated at max_tokens), the request's token
+ * usage and latency.
+ *
+ * Decisions: a request asking for k > 1 samples uses the API's `n`; its usage is the request's (shared by
+ * the k samples, which the journal records as `request_samples`). 401, 403 and 404 stop the whole run (a
+ * wrong key, model or URL fails every request the same way); other errors end only that request, after
+ * its retries.
+ */
+import OpenAI from "openai";
+import { ErrorCode, MineditError } from "../errors.js";
+import { isRetryable, type RetryPolicy, retryAfterMs, retryDelayMs } from "./backoff.js";
+import type { ApiPrompt, GenerationTarget } from "./sampling.js";
+
+/** Token counts of one request, as the server reported them (null: it did not). */
+export type Usage = { promptTokens: number; completionTokens: number; reasoningTokens: number | null };
+
+/** One generated sample. */
+export type Choice = {
+  text: string;
+  /** Reasoning the server returned beside the answer; null when it sent none. */
+  reasoning: string | null;
+  finishReason: string | null;
+};
+
+/** What one request produced: its samples, or why it failed after its attempts. */
+export type RequestOutcome =
+  | {
+      ok: true;
+      choices: Choice[];
+      usage: Usage | null;
+      latencyMs: number;
+      attempts: number;
+      responseId: string | null;
+    }
+  | {
+      ok: false;
+      error: { status: number | null; message: string };
+      latencyMs: number;
+      attempts: number;
+    };
+
+export type EndpointOptions = {
+  target: GenerationTarget;
+  /** Sent as `Authorization: Bearer …`; local servers accept any value. */
+  apiKey: string;
+  /** Per attempt, in milliseconds. */
+  timeoutMs: number;
+  retry: RetryPolicy;
+  /** Injectable for tests: the jitter source and the sleep between attempts. */
+  random?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+};
+
+/** A fatal refusal (401, 403, 404): every request would fail the same way. */
+const FATAL_STATUSES = new Set([401, 403, 404]);
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+function usageOf(raw: unknown): Usage | null {
+  if (raw === null || typeof raw !== "object") return null;
+  const u = raw as Record<string, unknown>;
+  if (typeof u.prompt_tokens !== "number" || typeof u.completion_tokens !== "number") return null;
+  const details = u.completion_tokens_details as Record<string, unknown> | null | undefined;
+  const reasoning = details?.reasoning_tokens;
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: u.completion_tokens,
+    reasoningTokens: typeof reasoning === "number" ? reasoning : null,
+  };
+}
+
+/** An endpoint to request samples from. */
+export class Endpoint {
+  private readonly client: OpenAI;
+  private readonly random: () => number;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+
+  constructor(private readonly options: EndpointOptions) {
+    this.client = new OpenAI({
+      baseURL: options.target.endpoint,
+      apiKey: options.apiKey,
+      maxRetries: 0,
+      timeout: options.timeoutMs,
+    });
+    this.random = options.random ?? Math.random;
+    this.sleep = options.sleep ?? abortableSleep;
+  }
+
+  /**
+   * Requests `count` samples of `prompt`, with `seed` (when the target sets one) as the request's seed.
+   * Resolves to the outcome; rejects only when `signal` aborts, or with a MineditError `Unavailable` for
+   * a fatal refusal (401, 403, 404).
+   */
+  async request(
+    prompt: ApiPrompt,
+    count: number,
+    seed: number | undefined,
+    signal: AbortSignal,
+  ): Promise<RequestOutcome> {
+    const started = performance.now();
+    const { retry } = this.options;
+    let attempts = 0;
+    for (;;) {
+      attempts += 1;
+      const attemptStart = performance.now();
+      // The client adds an abort listener to the signal it is given and never removes it: each attempt gets
+      // its own signal, linked to the run's for the attempt only, so the run's signal does not collect one
+      // listener per request (a leak, and Node's MaxListenersExceededWarning after 10).
+      const attempt = new AbortController();
+      const forward = () => attempt.abort(signal.reason);
+      if (signal.aborted) forward();
+      else signal.addEventListener("abort", forward, { once: true });
+      try {
+        const result = await this.once(prompt, count, seed, attempt.signal);
+        return { ok: true, ...result, latencyMs: performance.now() - attemptStart, attempts };
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        const status =
+          error instanceof OpenAI.APIError && typeof error.status === "number" ? error.status : null;
+        const message = error instanceof Error ? error.message : String(error);
+        if (status !== null && FATAL_STATUSES.has(status)) {
+          throw new MineditError(
+            ErrorCode.Unavailable,
+            `${this.options.target.endpoint} refused the request (${status}): ${message}`,
+          );
+        }
+        if (!isRetryable(status) || attempts > retry.retries) {
+          return { ok: false, error: { status, message }, latencyMs: performance.now() - started, attempts };
+        }
+        const headers = error instanceof OpenAI.APIError ? error.headers : undefined;
+        const wait = retryAfterMs(
+          {
+            retryAfterMs: headers?.get("retry-after-ms") ?? null,
+            retryAfter: headers?.get("retry-after") ?? null,
+          },
+          Date.now(),
+        );
+        await this.sleep(retryDelayMs(attempts - 1, wait, retry, this.random), signal);
+      } finally {
+        signal.removeEventListener("abort", forward);
+      }
+    }
+  }
+
+  private async once(
+    prompt: ApiPrompt,
+    count: number,
+    seed: number | undefined,
+    signal: AbortSignal,
+  ): Promise<{ choices: Choice[]; usage: Usage | null; responseId: string | null }> {
+    const { target } = this.options;
+    const { extra, seed: _seed, ...params } = target.params;
+    const body: Record<string, unknown> = { ...extra, ...params, model: target.model };
+    if (count !== 1) body.n = count;
+    if (seed !== undefined) body.seed = seed;
+    const requestOptions = { signal, timeout: this.options.timeoutMs };
+    if (prompt.kind === "chat") {
+      body.messages = prompt.messages;
+      const response = await this.client.chat.completions.create(
+        body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        requestOptions,
+      );
+      const choices = [...response.choices]
+        .sort((a, b) => a.index - b.index)
+        .map((choice) => {
+          const message = choice.message as unknown as Record<string, unknown>;
+          return {
+            text: stringOrNull(message.content) ?? "",
+            reasoning: stringOrNull(message.reasoning_content) ?? stringOrNull(message.reasoning),
+            finishReason: stringOrNull(choice.finish_reason),
+          };
+        });
+      return {
+        choices: checkCount(choices, count),
+        usage: usageOf(response.usage),
+        responseId: response.id ?? null,
+      };
+    }
+    body.prompt = prompt.text;
+    const response = await this.client.completions.create(
+      body as unknown as OpenAI.Completions.CompletionCreateParamsNonStreaming,
+      requestOptions,
+    );
+    const choices = [...response.choices]
+      .sort((a, b) => a.index - b.index)
+      .map((choice) => ({
+        text: choice.text ?? "",
+        reasoning: null,
+        finishReason: stringOrNull(choice.finish_reason),
+      }));
+    return {
+      choices: checkCount(choices, count),
+      usage: usageOf(response.usage),
+      responseId: response.id ?? null,
+    };
+  }
+}
+
+/** A response with fewer choices than asked is a server fault (retried like a 5xx). */
+function checkCount(choices: Choice[], count: number): Choice[] {
+  if (choices.length < count) {
+    throw new OpenAI.InternalServerError(
+      502,
+      undefined,
+      `asked for ${count} samples, the response has ${choices.length}`,
+      new Headers(),
+    );
+  }
+  return choices.slice(0, count);
+}
