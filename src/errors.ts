@@ -37,6 +37,8 @@ const ERROR_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 export type MineditErrorDetails = {
   /** Dotted path of the offending input field, e.g. `reward.lambdaEdit`. */
   field?: string;
+  /** For `ResourceExhausted` from an overloaded server: how long the caller should wait before retrying. */
+  retryAfterMs?: number;
 };
 
 /**
@@ -51,6 +53,7 @@ export class MineditError extends Error {
   // `declare`: with ES2022 class fields a plain declaration would create the key as `undefined`;
   // the key exists only when a field was given.
   declare readonly field?: string;
+  declare readonly retryAfterMs?: number;
 
   constructor(code: ErrorCode, message: string, details?: MineditErrorDetails) {
     super(`[${code}] ${message}`);
@@ -58,6 +61,9 @@ export class MineditError extends Error {
     this.rawMessage = message;
     if (details?.field !== undefined) {
       this.field = details.field;
+    }
+    if (details?.retryAfterMs !== undefined) {
+      this.retryAfterMs = details.retryAfterMs;
     }
     // Keep `instanceof` working when the class is compiled to an ES5-style constructor.
     Object.setPrototypeOf(this, new.target.prototype);

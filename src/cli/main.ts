@@ -6,12 +6,15 @@
 import type { StdIo } from "../io/std-io.js";
 import { version } from "../version.js";
 import { demoHelp, runDemo } from "./demo.js";
+import { evalHelp, runEval } from "./eval.js";
 import { exportHelp, runExportCommand } from "./export.js";
 import { EXIT } from "./failures.js";
 import { lintHelp, runLint } from "./lint.js";
 import { runScore, scoreHelp } from "./score.js";
 import { runServe, serveHelp } from "./serve.js";
+import { runSetup, setupHelp } from "./setup.js";
 import { runTasks, tasksHelp } from "./tasks.js";
+import { runWorker, workerHelp } from "./worker.js";
 
 type Command = {
   /** One line for `minedit --help`. */
@@ -32,6 +35,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     help: serveHelp,
     run: runServe,
   },
+  worker: {
+    synopsis:
+      "worker --queue redis://H:P  run the executions `serve --queue` fronts put on the queue, in this sandbox",
+    help: workerHelp,
+    run: runWorker,
+  },
   demo: {
     synopsis:
       "demo [options]              start the service, score a demo batch over gRPC, print rewards, stop",
@@ -50,11 +59,23 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     help: tasksHelp,
     run: runTasks,
   },
+  eval: {
+    synopsis:
+      "eval run|compare|report     held-out evaluation: generate from an endpoint, score, compare runs, report",
+    help: evalHelp,
+    run: (argv, io) => runEval(argv, io),
+  },
   lint: {
     synopsis:
       "lint report FILE.jsonl      lint refactorings: Pylint/clang-tidy/PMD alerts fixed and new, LintEval metrics",
     help: lintHelp,
     run: runLint,
+  },
+  setup: {
+    synopsis:
+      "setup --runtime NAME        install a task runtime (e.g. bigcodebench: pandas, numpy, matplotlib, ...)",
+    help: setupHelp,
+    run: runSetup,
   },
 };
 

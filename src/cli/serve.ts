@@ -1,7 +1,8 @@
-/** `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM. */
+/** `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM, then drains (src/cli/stop-signals.ts). */
 
 import type { RewardConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
+import { displayUrl } from "../queue/redis-connection.js";
 import { startService } from "../server/service.js";
 import {
   parseServiceFlags,
@@ -10,6 +11,7 @@ import {
   serviceConfig,
   taskFiles,
 } from "./service-options.js";
+import { waitForStopSignal } from "./stop-signals.js";
 
 /**
  * `minedit serve --help`; `reward` is the reward section of `--config` (the defaults without one), so the
@@ -31,6 +33,7 @@ ${SERVICE_FLAGS_HELP}
 Example:
   minedit serve --port 50051 --tasks datasets/seed/demo-tasks.jsonl
   minedit serve --openrlhf-port 5000    # OpenRLHF: --remote_rm_url http://127.0.0.1:5000/get_reward
+  minedit serve --queue redis://127.0.0.1:6379    # executions on \`minedit worker --queue ...\` processes
   grpcurl -plaintext -d '{"rollouts":[{"id":"r1","taskId":"seed/001-...","completion":"..."}]}' \\
     127.0.0.1:50051 minedit.v1.RewardService/ScoreBatch
 `;
@@ -44,26 +47,36 @@ export async function runServe(argv: readonly string[], io: StdIo): Promise<numb
     const config = await serviceConfig(values);
     engine = await startService(config, taskFiles(config), values["no-exec"] !== true);
     const { host } = config.server;
+    const { url } = config.queue;
+    const executions =
+      engine.sandbox === null
+        ? "no execution (--no-exec)"
+        : url === undefined
+          ? `sandbox ${engine.sandbox.name}`
+          : `executions through the queue at ${displayUrl(url)}${engine.worker === null ? "" : " (and a worker here)"}`;
     io.stderr.write(
       `minedit serve: listening on ${host}:${engine.server.port} — ${engine.tasks.size} tasks, ` +
-        `${engine.sandbox === null ? "no execution (--no-exec)" : `sandbox ${engine.sandbox.name}`}, ` +
-        `${config.pool.threads} metrics threads. Ctrl-C stops.\n`,
+        `${executions}, ${config.pool.threads} metrics threads. Ctrl-C stops.\n`,
     );
+
     if (engine.openrlhf !== null) {
       const scheme = config.server.tls === undefined ? "http" : "https";
       io.stderr.write(
         `minedit serve: OpenRLHF reward endpoint on ${scheme}://${host}:${engine.openrlhf.port}/get_reward\n`,
       );
     }
+    if (engine.metricsServer !== null) {
+      io.stderr.write(
+        `minedit serve: Prometheus metrics on http://${host}:${engine.metricsServer.port}/metrics\n`,
+      );
+    }
   } catch (error) {
     io.stderr.write(`minedit serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  io.stderr.write("minedit serve: shutting down\n");
+  const signal = await waitForStopSignal();
+  io.stderr.write(`minedit serve: ${signal}: draining (a second signal exits at once)\n`);
   await engine.close();
+  io.stderr.write("minedit serve: stopped\n");
   return 0;
 }

@@ -30,6 +30,10 @@ export const SERVICE_FLAGS = {
   "no-warm": { type: "boolean" },
   "auth-token": { type: "string" },
   "openrlhf-port": { type: "string" },
+  "metrics-port": { type: "string" },
+  "log-level": { type: "string" },
+  queue: { type: "string" },
+  worker: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -40,9 +44,16 @@ export const SERVICE_FLAGS_HELP = `  --config FILE.json   configuration object (
   --threads N          metrics worker threads (default: available parallelism)
   --auth-token TOKEN   require "authorization: Bearer TOKEN" on every call except health checks
   --openrlhf-port N    also answer OpenRLHF's remote reward protocol (POST /get_reward) on port N (0: a free one)
+  --metrics-port N     serve Prometheus metrics (GET /metrics) on port N (0: a free one; docs/service.md)
+  --log-level LEVEL    JSON log lines on stderr from LEVEL up: trace debug info warn error fatal silent
+                       (default info; program text only at debug)
   --no-exec            do not run tests: every program that parses counts as passing
   --no-warm            start a fresh sandbox and interpreter for every execution (slower, same results;
                        default: warm interpreters, one fork server per concurrent execution)
+  --queue redis://HOST:PORT
+                       hand each distinct execution to the workers of this BullMQ queue (\`minedit worker\`)
+                       instead of running it here; metrics and rewards stay here (docs/deploy.md)
+  --worker             with --queue: also run a queue worker in this process
   -h, --help           this help`;
 
 export type ServiceFlagValues = {
@@ -55,6 +66,10 @@ export type ServiceFlagValues = {
   "no-warm"?: boolean;
   "auth-token"?: string;
   "openrlhf-port"?: string;
+  "metrics-port"?: string;
+  "log-level"?: string;
+  queue?: string;
+  worker?: boolean;
 };
 
 /** The reward section without a config file. */
@@ -127,9 +142,20 @@ export async function serviceConfig(
   if (values["no-warm"] === true) section("sandbox").warmInterpreters = false;
   if (values["openrlhf-port"] !== undefined)
     section("server").openrlhfPort = integer("openrlhf-port", values["openrlhf-port"]);
+  if (values["metrics-port"] !== undefined)
+    section("server").metricsPort = integer("metrics-port", values["metrics-port"]);
+  if (values["log-level"] !== undefined) section("server").logLevel = values["log-level"];
   if (values.threads !== undefined) section("pool").threads = integer("threads", values.threads);
   if (values.tasks !== undefined) section("tasks").files = values.tasks;
-  return parseConfig(raw);
+  if (values.queue !== undefined) section("queue").url = values.queue;
+  if (values.worker === true) section("queue").worker = true;
+  const config = parseConfig(raw);
+  if (config.queue.worker && config.queue.url === undefined) {
+    throw new MineditError(ErrorCode.InvalidArgument, "--worker needs --queue redis://HOST:PORT", {
+      field: "queue.worker",
+    });
+  }
+  return config;
 }
 
 export function taskFiles(config: Config): string[] {

@@ -10,6 +10,8 @@
  * - Lint tasks (SPEC §5) may be mixed into the same batch: their rollouts are scored by
  *   src/scoring/score-lint.ts (tests, then the analyzer on passing revisions) under the same concurrency
  *   bound; rollouts of one lint task with the identical revision text run once.
+ * - With an {@link ExecutionBackend} (src/queue/'s front) the repair executions run there instead of in
+ *   this process's sandbox; everything else stays here. Both run {@link runTestsWithRetries}.
  */
 import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
@@ -20,7 +22,7 @@ import { loadPythonGrammar } from "../core/python/grammar.js";
 import { computeReward, REWARD_DEFINITION_VERSION, type Verdict } from "../core/reward.js";
 import type { RolloutScore } from "../core/score-rollout.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import { HARNESS_DIGEST, runPythonTests, type TestOutcome } from "../runners/python.js";
+import { HARNESS_DIGEST, type PythonTests, runPythonTests, type TestOutcome } from "../runners/python.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import type { MetricsPool } from "../workers/metrics-pool.js";
 import { AsyncQueue } from "./async-queue.js";
@@ -39,6 +41,28 @@ import {
   unrunLintScore,
 } from "./score-lint.js";
 import type { StoredTask, TaskStore } from "./task-store.js";
+
+/** One repair execution as the scorer hands it to an {@link ExecutionBackend}: all that its outcome depends on. */
+export type ExecutionJob = {
+  /** The content key (tests, runtime, limits, normalized program, harness, reward definition): identical
+   *  jobs have identical outcomes, so it names the job. */
+  key: string;
+  /** The program as extracted from the first rollout that needed it (its normalized form is in `key`). */
+  program: string;
+  tests: PythonTests;
+  limits: ExecutionLimits;
+  /** The gold's measured time, 0 when unknown; jobs are handed over slowest first. */
+  expectedMs: number;
+};
+
+/** Runs repair executions somewhere other than this process's sandbox: src/queue/'s front. */
+export interface ExecutionBackend {
+  /**
+   * The job's outcome, and whether it was reused rather than run for this call (a shared cache, or an
+   * identical run another call had started). A rejection makes the rollouts INFRA_ERROR with its message.
+   */
+  execute(job: ExecutionJob, signal: AbortSignal): Promise<{ outcome: TestOutcome; reused: boolean }>;
+}
 
 export type RolloutScorerOptions = {
   pool: MetricsPool;
@@ -68,6 +92,8 @@ export type RolloutScorerOptions = {
    * rollout and closed by {@link ExecutingRolloutScorer.close}.
    */
   linter?: () => Promise<Linter>;
+  /** Where repair executions run; absent: in `sandbox`, under the execution slots. */
+  executor?: ExecutionBackend;
 };
 
 type ResolvedTask = { kind: "repair"; key: string; task: StoredTask };
@@ -98,6 +124,11 @@ export class ExecutingRolloutScorer implements RolloutScorer {
 
   constructor(private readonly options: RolloutScorerOptions) {
     this.slots = new Semaphore(options.executionConcurrency);
+  }
+
+  /** A scorer like this one (tasks, gate, limits, reward, cache) whose repair executions run on `executor`. */
+  withExecutor(executor: ExecutionBackend): ExecutingRolloutScorer {
+    return new ExecutingRolloutScorer({ ...this.options, executor });
   }
 
   private linter(): Promise<Linter> {
@@ -153,6 +184,8 @@ export class ExecutingRolloutScorer implements RolloutScorer {
 
     const queue = new AsyncQueue<RolloutOutput>();
     const executions = new Map<string, Promise<TestOutcome>>();
+    /** Executions the backend reused rather than ran for this call: their first rollout is cached too. */
+    const reusedElsewhere = new Set<string>();
     /** Executions to start once the whole batch is known, so they can start slowest first. */
     const scheduled: { expectedMs: number; start: () => void }[] = [];
     let pending = rollouts.length;
@@ -264,11 +297,19 @@ export class ExecutingRolloutScorer implements RolloutScorer {
           const program = extracted.kind === "code" ? extracted.program : "";
           const pending = deferred<TestOutcome>();
           execution = pending.promise;
-          scheduled.push({
+          const job: ExecutionJob = {
+            key: contentKey,
+            program,
+            tests: task.tests,
+            limits: this.limitsOf(task),
             expectedMs: this.expectedMs(task),
+          };
+          scheduled.push({
+            expectedMs: job.expectedMs,
             start: () =>
-              this.execute(program, task, signal)
-                .then((outcome) => {
+              this.runJob(job, signal)
+                .then(({ outcome, reused }) => {
+                  if (reused) reusedElsewhere.add(executionKey);
                   this.options.resultCache?.set(contentKey, outcome);
                   return outcome;
                 })
@@ -282,7 +323,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
           finish({
             ...base,
             ...fromScore(score, outcome.verdict, outcome, config),
-            cached,
+            cached: cached || reusedElsewhere.has(executionKey),
             timings: timing(outcome.wallTimeMs),
           });
         },
@@ -311,10 +352,15 @@ export class ExecutingRolloutScorer implements RolloutScorer {
    */
   private contentKey(task: StoredTask, normalizedProgram: string): string {
     const { taskId: _id, gold: _gold, corrupted: _corrupted, ...runs } = task;
-    const limits = this.options.gate?.limits.get(task.taskId) ?? this.options.limits;
+    const limits = this.limitsOf(task);
     return createHash("sha256")
       .update(JSON.stringify([HARNESS_DIGEST, REWARD_DEFINITION_VERSION, runs, limits, normalizedProgram]))
       .digest("hex");
+  }
+
+  /** Stored tasks the gate calibrated run with their own limits; inline tasks with the configured ones. */
+  private limitsOf(task: StoredTask): ExecutionLimits {
+    return this.options.gate?.limits.get(task.taskId) ?? this.options.limits;
   }
 
   /** How long a task's tests are expected to take: its gold's measured time, else 0 (unknown). */
@@ -334,7 +380,8 @@ export class ExecutingRolloutScorer implements RolloutScorer {
         }
         return { kind: "lint", key: `stored\u0000${taskId}`, task: prepared };
       }
-      const refusal = this.options.gate?.refused.get(taskId);
+      // Refused by the gate, or at load because the task's runtime is not installed.
+      const refusal = this.options.gate?.refused.get(taskId) ?? this.options.tasks.refusal(taskId);
       if (refusal !== undefined) {
         throw new MineditError(
           ErrorCode.FailedPrecondition,
@@ -382,33 +429,53 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     }
   }
 
-  /**
-   * Runs the tests holding an execution slot. A run the sandbox broke is retried (`infraRetries` times,
-   * each on a fresh sandbox) before its INFRA_ERROR is reported.
-   */
-  private async execute(program: string, task: StoredTask, signal: AbortSignal): Promise<TestOutcome> {
-    const sandbox = this.options.sandbox as Sandbox;
+  /** Runs a job on the backend, or here: in the sandbox, holding an execution slot. */
+  private async runJob(
+    job: ExecutionJob,
+    signal: AbortSignal,
+  ): Promise<{ outcome: TestOutcome; reused: boolean }> {
+    if (this.options.executor !== undefined) return this.options.executor.execute(job, signal);
     const release = await this.slots.acquire(signal);
     try {
+      const { program, tests, limits } = job;
       const retries = this.options.infraRetries ?? 0;
-      // Stored tasks the gate calibrated run with their own limits; inline tasks with the configured ones.
-      const limits = this.options.gate?.limits.get(task.taskId) ?? this.options.limits;
-      let outcome: TestOutcome | undefined;
-      for (let attempt = 0; attempt <= retries; attempt++) {
-        if (signal.aborted)
-          throw new MineditError(ErrorCode.Cancelled, "the call was cancelled before the tests ran");
-        const runIn = attempt === 0 ? sandbox : (sandbox.fresh?.() ?? sandbox);
-        outcome = await runPythonTests(runIn, program, task.tests, limits, signal);
-        if (outcome.verdict !== "INFRA_ERROR" || outcome.infraCause !== "sandbox") break;
-      }
-      const done = outcome as TestOutcome;
-      return done.verdict === "INFRA_ERROR" && done.infraCause === "sandbox" && retries > 0
-        ? { ...done, detail: `${done.detail} (also after ${retries} retries on a fresh sandbox)` }
-        : done;
+      const sandbox = this.options.sandbox as Sandbox;
+      return {
+        outcome: await runTestsWithRetries(sandbox, program, tests, limits, retries, signal),
+        reused: false,
+      };
     } finally {
       release();
     }
   }
+}
+
+/**
+ * The execution step of a repair rollout, shared by this scorer and the queue's workers (src/queue/):
+ * runs `program` against `tests` in `sandbox`; a run the sandbox broke is retried `retries` times, each
+ * on a fresh sandbox, before its INFRA_ERROR is reported. Throws MineditError Cancelled once `signal`
+ * aborts.
+ */
+export async function runTestsWithRetries(
+  sandbox: Sandbox,
+  program: string,
+  tests: PythonTests,
+  limits: ExecutionLimits,
+  retries: number,
+  signal: AbortSignal,
+): Promise<TestOutcome> {
+  let outcome: TestOutcome | undefined;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    if (signal.aborted)
+      throw new MineditError(ErrorCode.Cancelled, "the call was cancelled before the tests ran");
+    const runIn = attempt === 0 ? sandbox : (sandbox.fresh?.() ?? sandbox);
+    outcome = await runPythonTests(runIn, program, tests, limits, signal);
+    if (outcome.verdict !== "INFRA_ERROR" || outcome.infraCause !== "sandbox") break;
+  }
+  const done = outcome as TestOutcome;
+  return done.verdict === "INFRA_ERROR" && done.infraCause === "sandbox" && retries > 0
+    ? { ...done, detail: `${done.detail} (also after ${retries} retries on a fresh sandbox)` }
+    : done;
 }
 
 function fromScore(

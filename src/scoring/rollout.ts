@@ -46,10 +46,16 @@ export type RolloutOutput = {
 
 /** Scores rollouts. Implemented by the engine; the server only calls it. */
 export interface RolloutScorer {
-  /** Validates task references first (unknown task id → throws MineditError NotFound naming the id) then scores; yields each result as soon as it is done. Stops work when signal aborts. */
+  /**
+   * Validates task references first (unknown task id → throws MineditError NotFound naming the id) then
+   * scores; yields each result as soon as it is done. Stops work when signal aborts. `deadlineMs`: the
+   * call's deadline (epoch ms), when it has one; `signal` aborts at it too, so only a scorer that hands
+   * work to other processes (src/queue/: the deadline travels with the jobs) needs it.
+   */
   score(
     rollouts: RolloutInput[],
     rewardOverride: RewardOverride | undefined,
     signal: AbortSignal,
+    deadlineMs?: number,
   ): AsyncIterable<RolloutOutput>;
 }

@@ -5,10 +5,12 @@
  * front of one; anything else that scores rollouts the way the reward server does starts one here.
  */
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import type { Config } from "../config.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { HARNESS_DIGEST, runPythonTests } from "../runners/python.js";
+import { CpuMeter } from "../sandbox/cpu-meter.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
@@ -41,13 +43,21 @@ export async function startScoringEngine(
   taskFiles: readonly string[],
   execute: boolean,
   log: (line: string) => void = (line) => process.stderr.write(`minedit: ${line}\n`),
+  /** Wraps the sandbox once created, before anything runs in it (the service's metrics count its runs). */
+  wrapSandbox: (sandbox: Sandbox) => Sandbox = (sandbox) => sandbox,
 ): Promise<ScoringEngine> {
-  const tasks = await TaskStore.load(taskFiles);
+  // Tasks whose runtime is not installed are refused here (not served; one line per runtime in the log).
+  const tasks = await TaskStore.load(taskFiles, {
+    pythonPath: execute ? config.sandbox.pythonPath : null,
+    log,
+  });
   const pool = new MetricsPool(config.pool.threads);
   let sandbox: Sandbox | null = null;
   try {
     await checkTasks(pool, tasks, config);
-    sandbox = execute ? await createConfiguredSandbox(config.sandbox, log) : null;
+    sandbox = execute
+      ? wrapSandbox(await createConfiguredSandbox(config.sandbox, log, tasks.runtimes()))
+      : null;
     const gate =
       sandbox !== null && config.tasks.gate
         ? await gateStore(tasks, sandbox, config, log)
@@ -129,7 +139,13 @@ async function gateStore(
   const dir = config.tasks.gateCacheDir === "" ? defaultGateCacheDir() : config.tasks.gateCacheDir;
   const started = performance.now();
   const verdicts = await gateTasks(all, {
-    runTests: (task, program) => runPythonTests(sandbox, program, task.tests, base),
+    runTests: async (task, program) => {
+      // The runner reports wall time; the meter adds up the CPU time of its runs (calibrates cpuTimeMs).
+      const meter = new CpuMeter(sandbox);
+      const outcome = await runPythonTests(meter, program, task.tests, base);
+      const cpuTimeMs = outcome.cpuTimeMs ?? meter.cpuTimeMs;
+      return cpuTimeMs === null ? outcome : { ...outcome, cpuTimeMs };
+    },
     cache: new DirectoryGateCache(dir),
     keyOf: (task) => gateKey(task, config, base),
     concurrency: config.sandbox.executionConcurrency,
@@ -147,6 +163,7 @@ async function gateStore(
           base,
           { wallMs: verdict.goldWallMs, cpuMs: verdict.goldCpuMs },
           config.tasks.calibration,
+          { concurrency: config.sandbox.executionConcurrency, cores: availableParallelism() },
         ),
       );
     } else {
@@ -169,7 +186,9 @@ function gateKey(task: StoredTask, config: Config, limits: ExecutionLimits): str
     "minedit-gate/1",
     HARNESS_DIGEST,
     config.sandbox.pythonPath,
-    limits,
+    // With a CPU limit the wall limit is a backstop that follows the execution concurrency
+    // (limits.ts): the gate's verdicts do not depend on it, so a new concurrency keeps them.
+    limits.cpuTimeMs === undefined ? limits : { ...limits, wallTimeMs: "backstop" },
     task.gold,
     task.corrupted,
     task.tests,

@@ -23,6 +23,7 @@ import {
 } from "../gen/minedit/v1/reward_pb.js";
 import type { StdIo } from "../io/std-io.js";
 import type { StoredTask } from "../scoring/task-store.js";
+import { createLogger } from "./logger.js";
 import { startService } from "./service.js";
 import { grpcServiceDefinition } from "./service-definition.js";
 
@@ -197,7 +198,8 @@ export async function runDemoBatch(
   io: StdIo,
 ): Promise<void> {
   await loadPythonGrammar();
-  const service = await startService(config, taskFiles, execute);
+  // The transcript is for people: the per-call JSON log lines would only interleave with it.
+  const service = await startService(config, taskFiles, execute, undefined, createLogger("warn"));
   const address = `${config.server.host}:${service.server.port}`;
   io.stderr.write(`minedit demo: service on ${address} (${service.tasks.size} tasks)\n`);
   const client = new Client(address, credentials.createInsecure());

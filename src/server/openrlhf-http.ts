@@ -69,6 +69,8 @@ export type OpenRlhfServerOptions = {
   /** Receives the endpoint's log lines (every 4xx answer; per scored batch, its INFRA_ERRORs and prompt
    *  fallbacks), without a newline. Default: stderr. */
   log?: (line: string) => void;
+  /** Called when each answer has been sent, with its HTTP status and the request's wall time (metrics). */
+  onResponse?: (status: number, seconds: number) => void;
 };
 
 /** Counters since the endpoint started, for operators, tests and benchmarks. */
@@ -307,9 +309,15 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
       }
       if (shuttingDown) res.setHeader("connection", "close");
       if (isMineditError(error)) {
-        const status = HTTP_STATUS[error.code];
+        // An overloaded server (src/server/admission.ts) asks for a retry: 429 with the usual headers.
+        const retryMs = error.retryAfterMs;
+        const status = retryMs === undefined ? HTTP_STATUS[error.code] : 429;
+        const retry =
+          retryMs === undefined
+            ? {}
+            : { "retry-after": String(Math.ceil(retryMs / 1000)), "retry-after-ms": String(retryMs) };
         if (status === 413) res.setHeader("connection", "close");
-        sendError(res, status, error.code, error.rawMessage, error.field);
+        sendError(res, status, error.code, error.rawMessage, error.field, retry);
         if (status === 413) res.on("finish", () => req.destroy());
         return;
       }
@@ -321,6 +329,11 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
 
   const handlers = new Set<Promise<void>>();
   const listener = (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const { onResponse } = options;
+    if (onResponse !== undefined) {
+      res.on("finish", () => onResponse(res.statusCode, (performance.now() - started) / 1000));
+    }
     const handled = handle(req, res);
     handlers.add(handled);
     void handled.finally(() => handlers.delete(handled));

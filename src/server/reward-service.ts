@@ -390,6 +390,8 @@ type CancellableCall = {
  */
 function abortOnCancel(call: CancellableCall): {
   signal: AbortSignal;
+  /** The call's deadline in epoch ms, or undefined when it has none (handed to the scorer). */
+  deadlineMs: number | undefined;
   abort(reason: unknown): void;
   dispose(): void;
 } {
@@ -406,8 +408,11 @@ function abortOnCancel(call: CancellableCall): {
   };
   call.on("cancelled", onCancelled);
   if (call.cancelled) onCancelled();
+  const deadline = call.getDeadline();
+  const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
   return {
     signal: controller.signal,
+    deadlineMs: Number.isFinite(deadlineMs) ? deadlineMs : undefined,
     abort: (reason) => controller.abort(reason),
     dispose: () => call.off("cancelled", onCancelled),
   };
@@ -441,7 +446,7 @@ export function rewardServiceHandlers(options: RewardServiceOptions): RewardServ
       const wanted = new Set(inputs.map((input) => input.id));
       const results = new Map<string, RolloutResult>();
       if (inputs.length > 0) {
-        for await (const out of scorer.score(inputs, override, abort.signal)) {
+        for await (const out of scorer.score(inputs, override, abort.signal, abort.deadlineMs)) {
           if (abort.signal.aborted) return;
           if (!wanted.has(out.id) || results.has(out.id)) {
             throw brokenResult(out.id, "unexpected or repeated id");
@@ -491,7 +496,7 @@ export function rewardServiceHandlers(options: RewardServiceOptions): RewardServ
     const run = async (inputs: RolloutInput[], override: ConfigRewardOverride | undefined): Promise<void> => {
       const remaining = new Set(inputs.map((input) => input.id));
       try {
-        for await (const out of scorer.score(inputs, override, abort.signal)) {
+        for await (const out of scorer.score(inputs, override, abort.signal, abort.deadlineMs)) {
           if (finished || abort.signal.aborted) return;
           if (!remaining.delete(out.id)) throw brokenResult(out.id, "unexpected or repeated id");
           busyIds.delete(out.id);

@@ -38,11 +38,18 @@ export type StartServerOptions = {
   onInternalError?: (error: unknown, context: InternalErrorContext) => void;
   /** How long `close()` lets in-flight calls finish before cancelling them, in ms (default 10 000). */
   shutdownGraceMs?: number;
+  /** Interceptors that run before the token check (and so see the calls it refuses): the call observer. */
+  interceptors?: readonly ServerInterceptor[];
 };
 
 export type RunningServer = {
   /** The bound port (the OS's pick when the config asked for port 0). */
   port: number;
+  /**
+   * Turns health NOT_SERVING (ending Watch calls) while the server goes on answering: the first step of a
+   * drain, so load balancers stop sending calls before the port closes.
+   */
+  stopServing(): void;
   /**
    * Stops the server: health turns NOT_SERVING, new calls are refused, in-flight calls get
    * `shutdownGraceMs` to finish and are then cancelled (which aborts their scorers). Idempotent.
@@ -148,7 +155,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const creds = await credentials(config);
   const server = new Server({
     "grpc.max_receive_message_length": config.maxReceiveMessageBytes,
-    ...(config.authToken === undefined ? {} : { interceptors: [bearerTokenInterceptor(config.authToken)] }),
+    // GOAWAY after this age (grpc-js adds jitter; calls in flight finish), so clients re-resolve and
+    // spread over a scaled-out deployment's replicas.
+    ...(config.maxConnectionAgeMs === undefined
+      ? {}
+      : { "grpc.max_connection_age_ms": config.maxConnectionAgeMs }),
+    interceptors: [
+      ...(options.interceptors ?? []),
+      ...(config.authToken === undefined ? [] : [bearerTokenInterceptor(config.authToken)]),
+    ],
   });
 
   server.addService(
@@ -198,5 +213,5 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     return closing;
   };
-  return { port, close };
+  return { port, stopServing: () => health.shutdown(), close };
 }

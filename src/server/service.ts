@@ -2,11 +2,24 @@
  * The service `minedit serve` runs: a scoring engine (src/scoring/scoring-engine.ts) with the gRPC server
  * in front of it and, when `server.openrlhfPort` is set, OpenRLHF's HTTP reward endpoint. The CLI, the
  * demo and the end-to-end tests all start the service through here.
+ *
+ * With `queue.url` the endpoints score through the queue's scorer (src/queue/queue-scorer.ts): repair
+ * executions go to BullMQ workers, and with `queue.worker` this process runs one of them too.
  */
 import type { Config } from "../config.js";
+import { ErrorCode, MineditError } from "../errors.js";
+import { QueueRolloutScorer } from "../queue/queue-scorer.js";
+import { type RunningQueueWorker, startQueueWorker } from "../queue/queue-worker.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { startScoringEngine } from "../scoring/scoring-engine.js";
 import type { TaskStore } from "../scoring/task-store.js";
+import { Admission } from "./admission.js";
+import { callObserver } from "./call-observer.js";
+import { createLogger, type Logger } from "./logger.js";
+import { meteredSandbox } from "./metered-sandbox.js";
+import { ServiceMetrics } from "./metrics.js";
+import { type RunningMetricsServer, startMetricsServer } from "./metrics-http.js";
+import { observedScorer } from "./observed-scorer.js";
 import { type RunningHttpServer, startOpenRlhfServer } from "./openrlhf-http.js";
 import { type RunningServer, startServer } from "./server.js";
 
@@ -17,6 +30,20 @@ export type Service = {
   tasks: TaskStore;
   /** null when started with `execute: false`. */
   sandbox: Sandbox | null;
+  /** The queue's scorer, when `queue.url` is set; null otherwise (executions run in this process). */
+  queue: QueueRolloutScorer | null;
+  /** The queue worker this process runs (`queue.worker`), or null. */
+  worker: RunningQueueWorker | null;
+  metrics: ServiceMetrics;
+  /** The Prometheus endpoint; null unless `server.metricsPort` is set. */
+  metricsServer: RunningMetricsServer | null;
+  /** The bound on queued rollouts both endpoints share, and the drain. */
+  admission: Admission;
+  /**
+   * Drains and stops (docs/service.md, "Signals"): health NOT_SERVING, new calls refused with UNAVAILABLE,
+   * calls in flight get `server.drainTimeoutMs` to finish and are then ended with UNAVAILABLE; then the
+   * endpoints, the queue, the sandboxes and the worker pool are torn down. Idempotent.
+   */
   close(): Promise<void>;
 };
 
@@ -28,33 +55,122 @@ export async function startService(
   config: Config,
   taskFiles: readonly string[],
   execute: boolean,
+  log: (line: string) => void = (line) => process.stderr.write(`minedit: ${line}\n`),
+  logger: Logger = createLogger(config.server.logLevel),
 ): Promise<Service> {
-  const engine = await startScoringEngine(config, taskFiles, execute);
+  const queueUrl = config.queue.url;
+  if (queueUrl !== undefined && !execute) {
+    throw new MineditError(
+      ErrorCode.InvalidArgument,
+      "queue.url: without execution (--no-exec) there is nothing to hand to the queue's workers",
+      { field: "queue.url" },
+    );
+  }
+  const metrics = new ServiceMetrics();
+  const engine = await startScoringEngine(config, taskFiles, execute, log, (sandbox) =>
+    meteredSandbox(sandbox, metrics),
+  );
+  let queue: QueueRolloutScorer | null = null;
+  let worker: RunningQueueWorker | null = null;
   try {
-    const server = await startServer({ config: config.server, scorer: engine.scorer });
+    if (queueUrl !== undefined) {
+      queue = QueueRolloutScorer.connect(engine.scorer, { ...config.queue, url: queueUrl }, log);
+      // Serving starts either way; the first calls should not be refused only because Redis is a
+      // handshake away.
+      if (!(await queue.front.waitUntilReady(5000))) {
+        log(`the queue's Redis does not answer yet; calls get UNAVAILABLE until it does`);
+      }
+      if (config.queue.worker && engine.sandbox !== null) {
+        worker = startQueueWorker({
+          config: { ...config.queue, url: queueUrl },
+          sandbox: engine.sandbox,
+          slots: config.sandbox.executionConcurrency,
+          infraRetries: config.sandbox.infraRetries,
+          log,
+        });
+      }
+    }
+    const admission = new Admission(queue ?? engine.scorer, {
+      maxQueuedRollouts: config.server.maxQueuedRollouts,
+      retryAfterMs: config.server.overloadRetryAfterMs,
+      onRefused: () => metrics.refused.inc(),
+    });
+    metrics.queue = admission;
+    const observed = (endpoint: "grpc" | "openrlhf") =>
+      observedScorer(admission, {
+        endpoint,
+        metrics,
+        logger,
+        tasks: engine.tasks,
+        callLines: endpoint === "openrlhf",
+      });
+    const server = await startServer({
+      config: config.server,
+      scorer: observed("grpc"),
+      interceptors: [callObserver(metrics, logger)],
+      // The drain (close() below) has already waited for the calls in flight; what is left is idle.
+      shutdownGraceMs: 1000,
+    });
     const { openrlhfPort } = config.server;
     const openrlhf =
       openrlhfPort === undefined
         ? null
         : await startOpenRlhfServer({
             config: { ...config.server, openrlhfPort },
-            scorer: engine.scorer,
+            scorer: observed("openrlhf"),
             failureReward: config.reward.failureReward,
+            onResponse: (status, seconds) =>
+              metrics.recordCall("openrlhf/get_reward", String(status), seconds),
           }).catch(async (error: unknown) => {
             await server.close();
             throw error;
           });
+    const { metricsPort } = config.server;
+    const metricsServer =
+      metricsPort === undefined
+        ? null
+        : await startMetricsServer(metrics, config.server.host, metricsPort).catch(async (error: unknown) => {
+            await Promise.all([server.close(), openrlhf?.close()]);
+            throw error;
+          });
+    let closing: Promise<void> | undefined;
+    const drainAndClose = async (): Promise<void> => {
+      const { drainTimeoutMs } = config.server;
+      server.stopServing();
+      admission.drain();
+      if (admission.calls > 0) logger.info({ inFlight: admission.calls, drainTimeoutMs }, "draining");
+      if (!(await admission.idle(drainTimeoutMs))) {
+        logger.warn(
+          { inFlight: admission.calls, drainTimeoutMs },
+          "drain timeout: ending the calls in flight with UNAVAILABLE",
+        );
+        admission.cancelAll();
+        await admission.idle(5000);
+      }
+      await Promise.all([server.close(), openrlhf?.close(), metricsServer?.close()]);
+      // The front first (its waiting calls are over), then the worker drains its running jobs.
+      await queue?.close();
+      await worker?.close();
+      await engine.close();
+    };
     return {
       server,
       openrlhf,
       tasks: engine.tasks,
       sandbox: engine.sandbox,
-      async close() {
-        await Promise.all([server.close(), openrlhf?.close()]);
-        await engine.close();
+      queue,
+      worker,
+      metrics,
+      metricsServer,
+      admission,
+      close() {
+        closing ??= drainAndClose();
+        return closing;
       },
     };
   } catch (error) {
+    await queue?.close();
+    await worker?.close();
     await engine.close();
     throw error;
   }

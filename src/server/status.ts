@@ -29,6 +29,11 @@ const GRPC_CODE: Readonly<Record<ErrorCode, GrpcStatus>> = {
 export const ERROR_CODE_METADATA_KEY = "minedit-error-code";
 /** Trailing-metadata key carrying the offending request field (`rollouts[3].completion`), when known. */
 export const FIELD_METADATA_KEY = "minedit-field";
+/**
+ * Trailing-metadata key of an overloaded server's retry hint, in milliseconds: gRPC's own server pushback
+ * (gRFC A6), which grpc clients with a retry policy honour; others can read it.
+ */
+export const RETRY_PUSHBACK_METADATA_KEY = "grpc-retry-pushback-ms";
 
 /** The gRPC status code for an {@link ErrorCode}. */
 export function grpcCode(code: ErrorCode): GrpcStatus {
@@ -49,6 +54,9 @@ export function toGrpcStatus(error: unknown): GrpcErrorStatus {
   if (isMineditError(error)) {
     metadata.set(ERROR_CODE_METADATA_KEY, error.code);
     if (error.field !== undefined) metadata.set(FIELD_METADATA_KEY, error.field);
+    if (error.retryAfterMs !== undefined) {
+      metadata.set(RETRY_PUSHBACK_METADATA_KEY, String(Math.ceil(error.retryAfterMs)));
+    }
     return { code: grpcCode(error.code), details: error.rawMessage, metadata };
   }
   const internalRef = randomUUID().slice(0, 8);

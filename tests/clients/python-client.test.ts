@@ -157,6 +157,11 @@ describe("Python client against the real server", () => {
   test("OpenRLHF contract: v0.9.0-v0.11.0 argparse on the examples, v0.11.0 reward client, 128 concurrent", async () => {
     await expectModulePasses("test_contract_openrlhf", 22);
   });
+
+  test("several servers (docs/deploy.md): round_robin over a list of addresses, an ipv4: list, a DNS name with two A records", async () => {
+    // Self-contained: its own two gRPC servers and a DNS server of its own on loopback.
+    await expectModulePasses("test_round_robin", 5);
+  });
 });
 
 describe("OpenRLHF endpoint from Node fetch", () => {

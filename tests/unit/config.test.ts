@@ -44,10 +44,15 @@ describe("parseConfig defaults", () => {
         maxReceiveMessageBytes: 64 * 1024 * 1024,
         openrlhfCoalesceMs: 20,
         openrlhfCoalesceMaxRollouts: 512,
+        logLevel: "info",
+        drainTimeoutMs: 10_000,
+        maxQueuedRollouts: 16_384,
+        overloadRetryAfterMs: 1_000,
       },
       sandbox: {
         pythonPath: "/usr/bin/python3",
         wallTimeMs: 10_000,
+        cpuTimeMs: 10_000,
         memoryBytes: 1024 * 1024 * 1024,
         maxProcesses: 64,
         maxFileBytes: 16 * 1024 * 1024,
@@ -55,7 +60,7 @@ describe("parseConfig defaults", () => {
         warmInterpreters: true,
         infraRetries: 1,
         resultCacheBytes: 64 * 1024 * 1024,
-        executionConcurrency: availableParallelism(),
+        executionConcurrency: 2 * availableParallelism(),
       },
       tasks: {
         files: [],
@@ -68,6 +73,20 @@ describe("parseConfig defaults", () => {
           cpuFloorMs: 1000,
           cpuCeilingMs: 60_000,
         },
+      },
+      // No url: no queue, executions run in-process (the single-machine default).
+      queue: {
+        prefix: "minedit",
+        name: "executions",
+        worker: false,
+        resultTtlMs: 60 * 60 * 1000,
+        jobDeadlineMs: 10 * 60 * 1000,
+        lockMs: 15_000,
+        stalledIntervalMs: 5_000,
+        maxStalledCount: 2,
+        pollMs: 1_000,
+        outageToleranceMs: 15_000,
+        eventsMaxLen: 100_000,
       },
     };
     expect(parseConfig({})).toEqual(expected);
@@ -122,9 +141,48 @@ describe("parseConfig defaults", () => {
       maxReceiveMessageBytes: 64 * 1024 * 1024,
       openrlhfCoalesceMs: 20,
       openrlhfCoalesceMaxRollouts: 512,
+      logLevel: "info",
+      drainTimeoutMs: 10_000,
+      maxQueuedRollouts: 16_384,
+      overloadRetryAfterMs: 1_000,
       tls: { certFile: "c.pem", keyFile: "k.pem" },
       authToken: "t",
     });
+  });
+
+  it("takes the metrics port, log level, drain timeout and overload bound", () => {
+    const server = parseConfig({
+      server: {
+        metricsPort: 0,
+        logLevel: "debug",
+        drainTimeoutMs: 0,
+        maxQueuedRollouts: 8,
+        overloadRetryAfterMs: 5,
+      },
+    }).server;
+    expect(server).toMatchObject({
+      metricsPort: 0,
+      logLevel: "debug",
+      drainTimeoutMs: 0,
+      maxQueuedRollouts: 8,
+      overloadRetryAfterMs: 5,
+    });
+    expect(invalid(() => parseConfig({ server: { logLevel: "verbose" } })).field).toBe("server.logLevel");
+    expect(invalid(() => parseConfig({ server: { metricsPort: 70000 } })).field).toBe("server.metricsPort");
+    expect(invalid(() => parseConfig({ server: { maxQueuedRollouts: 0 } })).field).toBe(
+      "server.maxQueuedRollouts",
+    );
+  });
+
+  it("takes a queue URL (redis or rediss, with credentials) and a connection age", () => {
+    for (const url of [
+      "redis://127.0.0.1:6379",
+      "rediss://user:secret@redis.example:6380/2",
+      "redis://redis",
+    ]) {
+      expect(parseConfig({ queue: { url } }).queue.url).toBe(url);
+    }
+    expect(parseConfig({ server: { maxConnectionAgeMs: 300_000 } }).server.maxConnectionAgeMs).toBe(300_000);
   });
 
   it("accepts every variant and scope", () => {
@@ -162,6 +220,12 @@ describe("parseConfig validation names the offending field", () => {
     [{ server: { maxBatchRollouts: 0 } }, "server.maxBatchRollouts", /server\.maxBatchRollouts: /],
     [{ server: { tls: { certFile: "c.pem" } } }, "server.tls.keyFile", /server\.tls\.keyFile: /],
     [{ server: { authToken: "" } }, "server.authToken", /server\.authToken: /],
+    [{ server: { maxConnectionAgeMs: 0 } }, "server.maxConnectionAgeMs", /server\.maxConnectionAgeMs: /],
+    [{ queue: { url: "http://redis:6379" } }, "queue.url", /queue\.url: expected redis:\/\/HOST:PORT/],
+    [{ queue: { url: "redis://" } }, "queue.url", /queue\.url: /],
+    [{ queue: { name: "a b" } }, "queue.name", /queue\.name: /],
+    [{ queue: { lockMs: 10 } }, "queue.lockMs", /queue\.lockMs: /],
+    [{ queue: { resultTtlMs: -1 } }, "queue.resultTtlMs", /queue\.resultTtlMs: /],
   ])("%j → %s", (input, field, message) => {
     const err = invalid(() => parseConfig(input));
     expect(err.field).toBe(field);

@@ -20,19 +20,22 @@ const BASE = ["config", "errors", "version"];
 const INFRASTRUCTURE = ["analyzers", "runners", "workers", "sandbox", "io", "core", ...BASE];
 
 /**
- * Each layer and the layers it may import, top to bottom: cli/server → export/lint/tasks → scoring →
+ * Each layer and the layers it may import, top to bottom: cli/server → export/lint/tasks/queue → scoring →
  * analyzers/runners/workers/sandbox/io → core → config/errors/version. Among the capabilities, eval may
  * use export (its prompts), lint and tasks; export may use lint and tasks (the lint corpora), lint may use
- * tasks (task-set reports); none uses the server.
+ * tasks (task-set reports); none uses the server. The queue (the distributed front and worker on BullMQ)
+ * is used by the server (`serve --queue` scores through its front) and the CLI (`minedit worker`).
  */
 const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  cli: ["server", "eval", "export", "lint", "tasks", "scoring", ...INFRASTRUCTURE, "gen"],
-  server: ["scoring", ...INFRASTRUCTURE, "gen"],
+  cli: ["server", "eval", "export", "lint", "tasks", "queue", "scoring", ...INFRASTRUCTURE, "gen"],
+  server: ["queue", "scoring", ...INFRASTRUCTURE, "gen"],
   // Held-out evaluation prompts exactly as the export does, and reports lint tasks with LintEval's metrics.
   eval: ["export", "lint", "tasks", "scoring", ...INFRASTRUCTURE],
   export: ["lint", "tasks", "scoring", ...INFRASTRUCTURE],
   lint: ["tasks", "scoring", ...INFRASTRUCTURE],
   tasks: ["scoring", ...INFRASTRUCTURE],
+  // The distributed front and worker adapters (BullMQ): scoring's execution step, run elsewhere.
+  queue: ["scoring", ...INFRASTRUCTURE],
   scoring: INFRASTRUCTURE,
   analyzers: ["runners", "sandbox", "io", "core", ...BASE],
   runners: ["sandbox", "core", ...BASE],

@@ -10,7 +10,14 @@ Both offer the same calls:
 
 A call that fails with UNAVAILABLE (server not up yet, restarting, connection dropped) is retried with
 exponential backoff and jitter (:class:`RetryPolicy`); every other failure raises :class:`MineditError`
-at once. ``timeout`` is the deadline of the whole call in seconds, retries included. Plaintext by default;
+at once. ``timeout`` is the deadline of the whole call in seconds, retries included.
+
+Several servers (replicas behind a Kubernetes headless Service, docs/deploy.md): a target that can resolve
+to more than one address — ``dns:///NAME:PORT``, a bare ``NAME:PORT``, or a static ``ipv4:A:P,B:P`` /
+``ipv6:`` list — or a list of ``"IP:PORT"`` strings gets gRPC's ``round_robin`` policy, so calls spread
+over every address (the default ``pick_first`` would send them all to one). The server's
+``maxConnectionAgeMs`` makes the channel re-resolve, so replicas added later get calls too. Plaintext by
+default;
 ``root_certificates=`` (and ``private_key=`` / ``certificate_chain=`` for client certificates) switch to
 TLS, and ``token=`` sends ``authorization: Bearer <token>`` on every call, as the server's
 ``--auth-token`` requires.
@@ -19,6 +26,7 @@ TLS, and ``token=`` sends ``authorization: Bearer <token>`` on every call, as th
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import random
 import time
@@ -66,17 +74,67 @@ def _read(value: Union[bytes, str, None]) -> Optional[bytes]:
         return f.read()
 
 
-def _channel_options(retry: RetryPolicy, extra: Sequence[Tuple[str, object]]) -> List[Tuple[str, object]]:
+def _ip_literal(host: str) -> Optional[ipaddress._BaseAddress]:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
+def channel_target(target: Union[str, Sequence[str]]) -> str:
+    """The gRPC target for ``target``: a string as it is; a list of ``"IP:PORT"`` addresses as a static
+    ``ipv4:`` / ``ipv6:`` address list (names cannot be listed: use ``dns:///NAME:PORT``, which resolves to
+    all of NAME's addresses)."""
+    if isinstance(target, str):
+        return target
+    addresses = list(target)
+    if len(addresses) == 0:
+        raise ValueError("target: at least one address is needed")
+    if len(addresses) == 1:
+        return addresses[0]
+    families = set()
+    for address in addresses:
+        host, _, port = address.rpartition(":")
+        ip = _ip_literal(host)
+        if ip is None or not port.isdigit():
+            raise ValueError(
+                f"target: {address!r} is not IP:PORT; a list of targets must be IP addresses "
+                "(for a name with several addresses use 'dns:///NAME:PORT')"
+            )
+        families.add(ip.version)
+    if len(families) != 1:
+        raise ValueError("target: a list of addresses must be all IPv4 or all IPv6")
+    return f"ipv{families.pop()}:{','.join(addresses)}"
+
+
+def _may_resolve_to_several(target: str) -> bool:
+    """Whether a target can name several servers: a DNS name (``dns:`` or a bare ``NAME:PORT``) or a static
+    address list. A single IP literal, Unix sockets and other resolvers' schemes are left alone."""
+    scheme = target.split(":", 1)[0]
+    if scheme in ("dns", "ipv4", "ipv6"):
+        return True
+    if scheme in ("unix", "unix-abstract", "vsock", "xds", "google-c2p") or "://" in target:
+        return False
+    host = target[1 : target.find("]")] if target.startswith("[") else target.rpartition(":")[0] or target
+    return _ip_literal(host) is None
+
+
+def _channel_options(
+    retry: RetryPolicy, extra: Sequence[Tuple[str, object]], target: str = DEFAULT_TARGET
+) -> List[Tuple[str, object]]:
     # Large batches: 4096 results with stderr tails exceed gRPC's default 4 MiB receive limit. The
     # reconnect backoff follows the retry policy, so a retry after the server came back finds the channel
     # already reconnecting instead of parked in gRPC's default 1-120 s backoff.
-    options = {
+    options: dict = {
         "grpc.max_receive_message_length": 256 * 1024 * 1024,
         "grpc.max_send_message_length": 256 * 1024 * 1024,
         "grpc.initial_reconnect_backoff_ms": max(1, int(retry.initial_backoff_s * 1000)),
         "grpc.min_reconnect_backoff_ms": max(1, int(retry.initial_backoff_s * 1000)),
         "grpc.max_reconnect_backoff_ms": max(1, int(retry.max_backoff_s * 1000)),
     }
+    if _may_resolve_to_several(target):
+        # Spread calls over every address the target resolves to (replicas), not only the first.
+        options["grpc.lb_policy_name"] = "round_robin"
     options.update(dict(extra))
     return list(options.items())
 
@@ -121,7 +179,7 @@ class _Base:
 
     def __init__(
         self,
-        target: str = DEFAULT_TARGET,
+        target: Union[str, Sequence[str]] = DEFAULT_TARGET,
         *,
         token: Optional[str] = None,
         timeout: Optional[float] = None,
@@ -134,6 +192,7 @@ class _Base:
     ) -> None:
         if retry.max_attempts < 1:
             raise ValueError("retry.max_attempts must be at least 1")
+        target = channel_target(target)
         self.target = target
         self.default_timeout = timeout
         self.retry = retry
@@ -141,7 +200,7 @@ class _Base:
             (("authorization", f"Bearer {token}"),) if token is not None else ()
         )
         creds = _credentials(root_certificates, private_key, certificate_chain, tls)
-        opts = _channel_options(retry, options)
+        opts = _channel_options(retry, options, target)
         self._channel = (
             self._channels.secure_channel(target, creds, options=opts)
             if creds is not None

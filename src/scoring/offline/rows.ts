@@ -23,10 +23,10 @@ export function errorMessage(error: unknown): string {
 export type TaskTests = { tests: PythonTests; entryPoint: string };
 
 /**
- * Reads the `tests` and `entry_point` fields of a task or inline row, or `undefined` when there is no
- * `tests` field. The schema is the task store's ({@link parseStoredTask}), so a task file `minedit serve`
- * loads is scored the same way here; only the two fields are handed to it (ids and programs are checked
- * by the CLI's own, more lenient rules: integer ids, aliases).
+ * Reads the `tests`, `entry_point` and `runtime` fields of a task or inline row, or `undefined` when there
+ * is no `tests` field. The schema is the task store's ({@link parseStoredTask}), so a task file `minedit
+ * serve` loads is scored the same way here; only those fields are handed to it (ids and programs are
+ * checked by the CLI's own, more lenient rules: integer ids, aliases).
  *
  * @throws MineditError `InvalidArgument` naming the field, in the CLI's `field "x": reason` form.
  */
@@ -34,6 +34,7 @@ export function parseTests(row: Record<string, unknown>): TaskTests | undefined 
   if (!Object.hasOwn(row, "tests")) return undefined;
   const fields: Record<string, unknown> = { task_id: "-", corrupted: "", gold: "", tests: row.tests };
   if (Object.hasOwn(row, "entry_point")) fields.entry_point = row.entry_point;
+  if (Object.hasOwn(row, "runtime")) fields.runtime = row.runtime;
   try {
     const { tests, entryPoint } = parseStoredTask(fields);
     return { tests, entryPoint };

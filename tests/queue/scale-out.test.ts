@@ -1,0 +1,354 @@
+/**
+ * The queue mode with nothing faked (issue 17): our own redis-server, two fronts (`minedit serve --queue`)
+ * and two workers (`minedit worker`) as separate processes of the built CLI on loopback, real gRPC
+ * clients, real programs in the real sandbox. The programs sleep so that the tests can act while they
+ * run: SIGKILL a worker mid-batch, send the same rollouts to both fronts at once, restart Redis mid-batch,
+ * let a call's deadline pass, cancel a stream, kill a front and let its jobs' deadlines pass; last, one
+ * process that is front and worker, and what the shared Redis cache keeps.
+ *
+ * Short BullMQ lock (2 s) and stalled check (0.5 s) so a dead worker's jobs move on quickly; the fronts'
+ * in-process result cache is off so every repeat goes through Redis.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { status } from "@grpc/grpc-js";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  type RolloutResult,
+  type ScoreBatchResponse,
+  ScoreStreamRequestSchema,
+  Verdict,
+} from "../../src/gen/minedit/v1/reward_pb.js";
+import { callError, scoreBatch, scoreStream } from "../server/harness.js";
+import {
+  ensureBuilt,
+  type Front,
+  freePort,
+  inspector,
+  type Proc,
+  RedisProcess,
+  sleepyRollout,
+  startFront,
+  startWorker,
+  stats,
+  until,
+} from "./harness.js";
+
+const TASKS = join(process.cwd(), "datasets", "seed", "demo-tasks.jsonl");
+const WAIT = "minedit:executions:wait";
+const ACTIVE = "minedit:executions:active";
+
+let dir: string;
+let redis: RedisProcess;
+let look: Redis;
+let config: string;
+let shortDeadlineConfig: string;
+let shortWallConfig: string;
+let frontA: Front;
+let frontB: Front;
+const workers: Proc[] = [];
+const others: Proc[] = [];
+let variant = 0;
+
+function writeConfig(
+  name: string,
+  queue: Record<string, unknown>,
+  sandbox: Record<string, unknown> = {},
+): string {
+  const file = join(dir, name);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      pool: { threads: 1 },
+      tasks: { files: [TASKS], gate: false },
+      sandbox: { executionConcurrency: 1, wallTimeMs: 20_000, resultCacheBytes: 0, ...sandbox },
+      queue: { lockMs: 2000, stalledIntervalMs: 500, pollMs: 200, outageToleranceMs: 30_000, ...queue },
+    }),
+  );
+  return file;
+}
+
+/** `count` rollouts of distinct programs (never seen before in this file) sleeping `sleepS`. */
+function distinctBatch(prefix: string, count: number, sleepS: number) {
+  return Array.from({ length: count }, (_, i) => sleepyRollout(`${prefix}-${i}`, ++variant, sleepS));
+}
+
+function expectAllPassed(response: ScoreBatchResponse, ids: string[]): RolloutResult[] {
+  // Each rollout answered exactly once, in request order.
+  expect(response.results.map((r) => r.id)).toEqual(ids);
+  for (const result of response.results) {
+    expect(result.verdict, `${result.id}: ${result.detail}`).toBe(Verdict.PASSED);
+    expect(result.reward).toBeCloseTo(0.1 - (result.components?.excess ?? 0), 9);
+  }
+  return response.results;
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), "minedit-queue-"));
+  config = writeConfig("config.json", {});
+  shortDeadlineConfig = writeConfig("short-deadline.json", { jobDeadlineMs: 2000 });
+  // Limits travel in the job: this front's runs get 2 s of wall time (no CPU limit) on any worker.
+  shortWallConfig = writeConfig("short-wall.json", {}, { wallTimeMs: 2000, cpuTimeMs: 0 });
+  redis = new RedisProcess(await freePort());
+  await redis.start();
+  look = inspector(redis.url);
+  [frontA, frontB] = await Promise.all([
+    startFront(redis.url, config, ["--openrlhf-port", "0"]),
+    startFront(redis.url, config),
+  ]);
+  workers.push(...(await Promise.all([startWorker(redis.url, config), startWorker(redis.url, config)])));
+}, 180_000);
+
+afterAll(async () => {
+  frontA?.client.close();
+  frontB?.client.close();
+  await Promise.all([frontA?.proc.stop(), frontB?.proc.stop(), ...workers.map((w) => w.stop())]);
+  await Promise.all(others.map((p) => p.stop()));
+  look?.disconnect();
+  await redis?.kill();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("two fronts, two workers, one Redis", () => {
+  test("a batch through each front: every rollout answered once; the OpenRLHF endpoint goes through the queue too", async () => {
+    const before = await stats(look);
+    const a = distinctBatch("a", 3, 0.2);
+    const b = distinctBatch("b", 3, 0.2);
+    const [ra, rb] = await Promise.all([
+      scoreBatch(frontA.client, { rollouts: a }),
+      scoreBatch(frontB.client, { rollouts: b }),
+    ]);
+    expectAllPassed(
+      ra,
+      a.map((r) => r.id),
+    );
+    expectAllPassed(
+      rb,
+      b.map((r) => r.id),
+    );
+    expect((await stats(look)).runs - before.runs).toBe(6);
+
+    const task = JSON.parse(readFileSync(TASKS, "utf8").split("\n")[0] as string) as {
+      task_id: string;
+      gold: string;
+    };
+    const prompt = "Repair this program.\n";
+    const response = await fetch(frontA.openrlhf as string, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: [`${prompt}\`\`\`python\n${task.gold}\`\`\``],
+        prompts: [prompt],
+        labels: [task.task_id],
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { rewards: number[] }).rewards).toEqual([0.1]);
+  });
+
+  test("the same rollouts sent to both fronts at once run once", async () => {
+    const before = await stats(look);
+    const batch = distinctBatch("same", 4, 0.6);
+    // A duplicate inside the batch too (the in-call dedupe), then the whole batch at both fronts.
+    const rollouts = [...batch, { ...(batch[0] as (typeof batch)[number]), id: "same-dup" }];
+    const ids = rollouts.map((r) => r.id);
+    const [ra, rb] = await Promise.all([
+      scoreBatch(frontA.client, { rollouts }),
+      scoreBatch(frontB.client, { rollouts }),
+    ]);
+    const resultsA = expectAllPassed(ra, ids);
+    const resultsB = expectAllPassed(rb, ids);
+    expect((await stats(look)).runs - before.runs).toBe(4);
+    // Per distinct program exactly one of the two fronts' first rollouts ran it; the other reused it.
+    for (let i = 0; i < batch.length; i++) {
+      expect([resultsA[i]?.cached, resultsB[i]?.cached].filter((c) => c === false)).toHaveLength(1);
+    }
+    expect(resultsA[4]?.cached && resultsB[4]?.cached).toBe(true);
+  });
+
+  test("a worker SIGKILLed mid-batch loses nothing: its job runs on the other worker", async () => {
+    const before = await stats(look);
+    const batch = distinctBatch("kill", 6, 1.5);
+    const call = scoreBatch(frontA.client, { rollouts: batch });
+    // Both workers busy: one job each.
+    await until("both workers running a job", async () => (await look.llen(ACTIVE)) === 2);
+    const victim = workers.shift() as Proc;
+    await victim.stop("SIGKILL");
+    const started = Date.now();
+    const response = await call;
+    expectAllPassed(
+      response,
+      batch.map((r) => r.id),
+    );
+    // The killed run never finished, so every job completed exactly once, on the survivor.
+    expect((await stats(look)).runs - before.runs).toBe(6);
+    expect(Date.now() - started).toBeGreaterThan(1500);
+    const events = await look.xrange("minedit:executions:events", "-", "+");
+    expect(events.some(([, fields]) => fields[1] === "stalled")).toBe(true);
+    // A replacement for the next tests.
+    workers.push(await startWorker(redis.url, config));
+  });
+
+  test("Redis restarted mid-batch: the batch completes; a call while it is down is UNAVAILABLE; then it recovers", async () => {
+    const batch = distinctBatch("restart", 4, 1.0);
+    const call = scoreBatch(frontB.client, { rollouts: batch });
+    await until("a job running", async () => (await look.llen(ACTIVE)) >= 1);
+    await redis.kill();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await redis.start();
+    // Redis came back empty: the fronts add their lost jobs again and the workers run them.
+    expectAllPassed(
+      await call,
+      batch.map((r) => r.id),
+    );
+
+    await redis.kill();
+    const refused = await callError(scoreBatch(frontA.client, { rollouts: distinctBatch("down", 1, 0) }));
+    expect(refused.code).toBe(status.UNAVAILABLE);
+    expect(refused.details).toMatch(/^the job queue is unreachable: Redis at redis:\/\/127\.0\.0\.1:\d+ /);
+    await redis.start();
+    const after = distinctBatch("back", 2, 0);
+    await until("the front to take calls again", async () => {
+      try {
+        expectAllPassed(
+          await scoreBatch(frontA.client, { rollouts: after }),
+          after.map((r) => r.id),
+        );
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  });
+
+  test("a call whose deadline passes withdraws: its waiting jobs are removed, nobody runs them", async () => {
+    // Down to one worker with one slot, so most of the batch is still waiting at the deadline.
+    while (workers.length > 1) await (workers.shift() as Proc).stop();
+    await until("one worker left", async () => (await look.llen(ACTIVE)) === 0);
+    const before = await stats(look);
+    const batch = distinctBatch("cancel", 5, 1.0);
+    const error = await callError(
+      scoreBatch(frontA.client, { rollouts: batch }, { call: { deadline: Date.now() + 1500 } }),
+    );
+    expect(error.code).toBe(status.DEADLINE_EXCEEDED);
+    await until("the waiting list to empty", async () => (await look.llen(WAIT)) === 0, 5000);
+    await until("the running job to stop", async () => (await look.llen(ACTIVE)) === 0, 5000);
+    const after = await stats(look);
+    // The job running at the deadline (at most two: one slot, jobs of 1 s) and nothing after it.
+    expect(after.runs - before.runs).toBeLessThanOrEqual(2);
+    expect(await look.keys("minedit:executions:mx:callers:*")).toEqual([]);
+  });
+
+  test("a cancelled call withdraws: its waiting jobs are removed, nobody runs them", async () => {
+    await until("no job running", async () => (await look.llen(ACTIVE)) === 0, 10_000);
+    const before = await stats(look);
+    const stream = scoreStream(frontB.client);
+    const ended = new Promise<void>((resolve) => {
+      stream.on("error", () => resolve());
+      stream.on("end", () => resolve());
+    });
+    stream.on("data", () => {});
+    stream.write(create(ScoreStreamRequestSchema, { rollouts: distinctBatch("cancelled", 5, 1.0) }));
+    await until("jobs waiting", async () => (await look.llen(WAIT)) >= 3, 10_000);
+    stream.cancel();
+    await ended;
+    await until("the waiting list to empty", async () => (await look.llen(WAIT)) === 0, 5000);
+    await until("the running job to stop", async () => (await look.llen(ACTIVE)) === 0, 5000);
+    expect((await stats(look)).runs - before.runs).toBeLessThanOrEqual(1);
+    expect(await look.keys("minedit:executions:mx:callers:*")).toEqual([]);
+  });
+
+  test("the call's deadline travels with its jobs: a front killed with jobs queued, workers skip them once it passed", async () => {
+    const survivor = workers.shift() as Proc;
+    await survivor.stop();
+    const front = await startFront(redis.url, config);
+    others.push(front.proc);
+    const before = await stats(look);
+    const batch = distinctBatch("orphan", 3, 0.2);
+    // The gRPC deadline (2.5 s) is what the jobs carry; queue.jobDeadlineMs (10 min) is only for calls
+    // without one (OpenRLHF's HTTP endpoint: the next test's front).
+    const call = scoreBatch(
+      front.client,
+      { rollouts: batch },
+      { call: { deadline: Date.now() + 2500 } },
+    ).catch(() => null);
+    await until("three jobs waiting", async () => (await look.llen(WAIT)) === 3);
+    await front.proc.stop("SIGKILL");
+    front.client.close();
+    await call;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    workers.push(await startWorker(redis.url, config));
+    await until("the jobs taken", async () => (await look.llen(WAIT)) === 0);
+    await until("three skipped", async () => (await stats(look)).skipped - before.skipped === 3);
+    expect((await stats(look)).runs - before.runs).toBe(0);
+  });
+
+  test("a call without a deadline of its own (OpenRLHF HTTP) carries queue.jobDeadlineMs", async () => {
+    const worker = workers.shift() as Proc;
+    await worker.stop();
+    const front = await startFront(redis.url, shortDeadlineConfig, ["--openrlhf-port", "0"]);
+    others.push(front.proc);
+    const before = await stats(look);
+    const task = JSON.parse(readFileSync(TASKS, "utf8").split("\n")[1] as string) as { task_id: string };
+    const prompt = "Repair this program.\n";
+    const program = "def nothing_like_the_gold():\n    return 42\n";
+    const post = fetch(front.openrlhf as string, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: [`${prompt}\`\`\`python\n${program}\`\`\``],
+        prompts: [prompt],
+        labels: [task.task_id],
+      }),
+    }).catch(() => null);
+    await until("its job waiting", async () => (await look.llen(WAIT)) === 1);
+    await front.proc.stop("SIGKILL");
+    front.client.close();
+    await post;
+    // queue.jobDeadlineMs is 2 s for that front.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    workers.push(await startWorker(redis.url, config));
+    await until("the job taken", async () => (await look.llen(WAIT)) === 0);
+    await until("one skipped", async () => (await stats(look)).skipped - before.skipped === 1);
+    expect((await stats(look)).runs - before.runs).toBe(0);
+  });
+
+  test("one process can be both (serve --queue --worker); the shared cache keeps deterministic verdicts only, with a TTL", async () => {
+    while (workers.length > 0) await (workers.shift() as Proc).stop();
+    const both = await startFront(redis.url, shortWallConfig, ["--worker"]);
+    others.push(both.proc);
+    const passing = distinctBatch("both", 2, 0);
+    // Sleeps past the 2 s wall limit: TIMEOUT, which depends on the load and is never cached.
+    const slow = sleepyRollout("both-timeout", ++variant, 4);
+    const resultKeys = async () => (await look.keys("minedit:executions:mx:result:*")).length;
+    const keysBefore = await resultKeys();
+    const before = await stats(look);
+    const first = await scoreBatch(both.client, { rollouts: [...passing, slow] });
+    expect(first.results.map((r) => [r.verdict, r.cached])).toEqual([
+      [Verdict.PASSED, false],
+      [Verdict.PASSED, false],
+      [Verdict.TIMEOUT, false],
+    ]);
+    expect((await stats(look)).runs - before.runs).toBe(3);
+    expect((await resultKeys()) - keysBefore).toBe(2);
+    for (const key of await look.keys("minedit:executions:mx:result:*")) {
+      const ttl = await look.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60 * 60 * 1000);
+    }
+    // Again: the passing ones come from Redis (no run), the TIMEOUT runs again.
+    const again = await scoreBatch(both.client, { rollouts: [...passing, slow] });
+    expect(again.results.map((r) => [r.verdict, r.cached])).toEqual([
+      [Verdict.PASSED, true],
+      [Verdict.PASSED, true],
+      [Verdict.TIMEOUT, false],
+    ]);
+    expect((await stats(look)).runs - before.runs).toBe(4);
+    both.client.close();
+    expect(both.proc.output).toMatch(/and a worker here/);
+  });
+});
