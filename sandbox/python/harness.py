@@ -66,10 +66,12 @@ tests/sandbox/hostile.test.ts or reward-hacks.test.ts):
   traceback.tb_frame, running generators' and coroutines' frames, sys._current_frames), the code objects
   of the tests' entry points and of this harness (function.__code__, frame.f_code), gc.get_objects /
   get_referrers / get_referents, sys.settrace / setprofile, new audit hooks, and compiling or building
-  code that claims a library file name. Library call sites that use frames themselves (logging's
-  findCaller, namedtuple, typing, enum, traceback's printing without locals, warnings, pandas and
-  matplotlib stack levels) keep working: a library function may take a frame only if its own code names
-  the frame API it uses, and a frame it fetches must not lie beyond the program's frame that called it;
+  code that claims a library file name (except Jinja2 compiling a library's own template file, and gc
+  calls at library sites that only test the result: pandas' chained-assignment check). Library call
+  sites that use frames themselves (logging's findCaller, namedtuple, typing, enum, traceback's printing
+  without locals, warnings, pandas and matplotlib stack levels) keep working: a library function may
+  take a frame only if its own code names the frame API it uses, and a frame it fetches must not lie
+  beyond the program's frame that called it;
   those that hand frames to their caller (inspect, traceback.walk_stack/walk_tb, dis, cgitb, pdb, ...)
   are judged by their caller. Signal handlers get None for the frame (the handler is wrapped).
 - The tests' own code: test methods, setUp/tearDown(Class) and check() start with a harness call that
@@ -88,7 +90,9 @@ What remains possible (tests and candidate share one interpreter by design, as B
 run them): ctypes (arbitrary memory, the C API); bytecode files crafted to carry a library file name; a
 library function that returns its caller's frame or runs a callable for the program (third-party code
 is trusted by file name), or code the program execs in a library module's namespace (taken for a
-dataclass's generated methods); a library attribute the tests' text does not name; inspect.currentframe()
+dataclass's generated methods); Jinja2's output for a library template, trusted as that template's file
+when the text and the generator are the library's (environment state the program changed, e.g. its
+delimiters, is not examined); a library attribute the tests' text does not name; inspect.currentframe()
 is refused even for the program's own frame (its f_back leads to the tests); data the tests keep outside their functions (module or class attributes,
 module-level helper functions) is readable and callable; a monkey-patch that restores itself before the
 harness checks (mock's and numpy's assert helpers, asserts not called as self.assertX); a program-defined
@@ -1156,6 +1160,60 @@ def _harness():
         (lib_file("traceback.py"), "StackSummary._extract_from_extended_frame_gen"): lambda f: not f.f_locals.get("capture_locals"),
     }
 
+    def lib_site(code, tail, qualname):
+        """Whether `code` is the library function `qualname` of a file ending in `tail` (any library root)."""
+        return code.co_qualname == qualname and code.co_filename.endswith(tail) and code.co_filename.startswith(LIB)
+
+    def library_class(klass):
+        """Whether every function the class and its bases define is library code (none the program's)."""
+        for k in type_mro(klass):
+            for value in type_dict(k).values():
+                if type_(value) in (FunctionType, staticmethod, classmethod) and foreign_code(value):
+                    return False
+        return True
+
+    # Jinja2 compiles a template under the template file's name (folium's and branca's templates, at
+    # import and from folium.Map: BigCodeBench/185, 186, 188). Allowed only from Environment._compile,
+    # called by Environment.compile on a template text that is the named library file's own content, with
+    # the environment's parsing and code generation all library code (not a program's subclass or
+    # extension): what gets compiled is then Jinja's output for a file of the library, not the program's.
+    JINJA_COMPILING = ("_parse", "_generate", "_compile", "compile", "_tokenize", "preprocess", "iter_extensions", "code_generator_class", "lexer")
+
+    def jinja_template(frame, filename):
+        if not lib_site(frame.f_code, "/jinja2/environment.py", "Environment._compile"):
+            return False
+        outer = frame.f_back
+        if outer is None or not lib_site(outer.f_code, "/jinja2/environment.py", "Environment.compile"):
+            return False
+        env, text = outer.f_locals.get("self"), outer.f_locals.get("source_hint")
+        if type_(text) is not str or outer.f_locals.get("filename") != filename:
+            return False
+        own = getattr_(env, "__dict__", {})
+        if not library_class(type_(env)) or any(name in own for name in JINJA_COMPILING):
+            return False
+        generator = getattr_(env, "code_generator_class", None)
+        if type_(generator) is not type or not library_class(generator):
+            return False
+        if not all(library_class(type_(x)) for x in getattr_(env, "extensions", {}).values()):
+            return False
+        try:
+            with open(filename, "rb") as f:
+                real = f.read().decode(getattr_(getattr_(env, "loader", None), "encoding", "utf-8"))
+        except (OSError, UnicodeDecodeError, LookupError, TypeError):
+            return False
+        return text == real or text == real.replace("\r\n", "\n").replace("\r", "\n")
+
+    # gc calls of library functions that only test the result (never return or keep it): pandas' chained
+    # assignment check (SettingWithCopyWarning), on `df[col] = ...` of a frame taken from another
+    # (BigCodeBench/234, 238).
+    GC_SITES = {("gc.get_referents", "/pandas/core/generic.py", "NDFrame._check_setitem_copy")}
+
+    def gc_site(frame, event):
+        if frame is None:
+            return False
+        code = frame.f_code
+        return any(e == event and lib_site(code, tail, q) for e, tail, q in GC_SITES)
+
     def judge(frame, need, returned=None):
         """Whether the frame API `need`, used by `frame`'s code, is allowed (see the docstring)."""
         f = frame
@@ -1261,6 +1319,8 @@ def _harness():
                             return ""  # the import system compiling a library file without bytecode
                     except OSError:
                         pass
+                if from_library and jinja_template(accessor, filename):
+                    return ""
                 return deny("compiling code under a library file name")
             return ""
         if event == "code.__new__":
@@ -1272,7 +1332,7 @@ def _harness():
             tamper("the program called " + event)
             return deny(event)
         # gc.get_objects / get_referrers / get_referents, sys._current_frames
-        return "" if principal(accessor) == "trusted" else deny(event)
+        return "" if principal(accessor) == "trusted" or gc_site(accessor, event) else deny(event)
 
     K.audit_check = audit_check
     K.AUDIT_EVENTS = frozenset_(
@@ -1889,7 +1949,7 @@ def _rewrite_tests(ast, tree, style):
 def _stdio():
     """The stdio style: every case of one rollout in this one sandboxed process, each in a forked child.
 
-    Usage: python3 -s harness.py stdio BUDGET_MS CASE_CAP TOTAL_CAP; file main.py (the program).
+    Usage: python3 -s harness.py stdio BUDGET_MS CASE_CAP TOTAL_CAP [CPU_MS]; file main.py (the program).
     Stdin: the nonce line, the number of cases, then per case its input's byte length on a line and the
     input bytes. All of it is read before any candidate code runs.
 
@@ -1898,14 +1958,17 @@ def _stdio():
     status from SystemExit, a traceback and status 1 for an uncaught exception, non-daemon threads and
     atexit run before exit). This process feeds the input, collects the child's stdout (up to CASE_CAP
     bytes of stdout and stderr together, as a separate run's output limit; TOTAL_CAP over all cases) and
-    the tail of its stderr, and kills it with SIGKILL at the shared deadline, BUDGET_MS after start. After
+    the tail of its stderr, and kills it with SIGKILL at the shared deadline, BUDGET_MS after start, or
+    (with CPU_MS) once the cases' CPU time (user + system: the cases reaped, and the running one as
+    /proc/PID/stat has it) passes CPU_MS, the cases sharing that budget as they share the wall one. After
     each case every other process of the sandbox is killed (kill(-1)), so nothing a case started survives
     into the next one. Records (the output is compared by the runner, not here):
 
         ready   {"cases": n} once the inputs are read, before any candidate code runs
-        case    {"index": i, "exit": int|null, "signal": int|null, "timed_out": bool, "truncated": bool,
-                 "out": base64 stdout, "err": base64 stderr tail}
-        result  {"status": "ok", "reached": number of cases run}; written once, last
+        case    {"index": i, "exit": int|null, "signal": int|null, "timed_out": bool, "cpu": bool (timed
+                 out by CPU_MS), "truncated": bool, "out": base64 stdout, "err": base64 stderr tail}
+        result  {"status": "ok", "reached": number of cases run, "cpu": bool (CPU_MS spent before the
+                 next case)}; written once, last
 
     The child cannot forge records: it holds no fd of the channel, and this process makes itself
     non-dumpable (prctl PR_SET_DUMPABLE 0) first, so a process of the same uid can neither ptrace it nor
@@ -1924,6 +1987,22 @@ def _stdio():
     case_cap = int(args[1])
     total_cap = int(args[2])
     deadline = started + budget
+    cpu_budget = int(args[3]) / 1000.0 if len(args) > 3 else None
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def reaped_cpu():
+        t = os.times()
+        return t.children_user + t.children_system
+
+    def live_cpu(pid):
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    cpu_before = reaped_cpu()
 
     try:
         import ctypes
@@ -1975,8 +2054,12 @@ def _stdio():
     err_tail = 16 * 1024 + 4
     total_out = 0
     reached = 0
+    cpu_spent = False
     for index, data_in in enumerate(inputs):
         if monotonic() >= deadline:
+            break
+        if cpu_budget is not None and reaped_cpu() - cpu_before >= cpu_budget:
+            cpu_spent = True
             break
         reached += 1
         in_r, in_w = os.pipe()
@@ -2008,7 +2091,7 @@ def _stdio():
         out_size = 0
         err = b""
         used = 0
-        timed_out = truncated = exited = False
+        timed_out = cpu_out = truncated = exited = False
         status = None
         open_fds = {out_r, err_r}
         while open_fds or not exited:
@@ -2017,6 +2100,13 @@ def _stdio():
                 timed_out = True
                 break
             wait_ms = remaining * 1000.0
+            if cpu_budget is not None:
+                left = cpu_budget - (reaped_cpu() - cpu_before) - (0.0 if exited else live_cpu(pid))
+                if left <= 0:
+                    timed_out = cpu_out = True
+                    break
+                # Look again no later than the budget could be spent (it grows at most as fast as time).
+                wait_ms = min(wait_ms, max(10.0, min(250.0, left * 500.0)))
             if pidfd < 0 and not exited:
                 wait_ms = min(wait_ms, 10.0)
             events = poller.poll(max(1, int(wait_ms + 0.999)))
@@ -2071,12 +2161,13 @@ def _stdio():
         total_out += len(stdout)
         emit(
             b"case",
-            b'{"index": %d, "exit": %s, "signal": %s, "timed_out": %s, "truncated": %s, "out": %s, "err": %s}'
+            b'{"index": %d, "exit": %s, "signal": %s, "timed_out": %s, "cpu": %s, "truncated": %s, "out": %s, "err": %s}'
             % (
                 index,
                 b"null" if exit_code is None else b"%d" % exit_code,
                 b"null" if signal is None else b"%d" % signal,
                 b"true" if timed_out else b"false",
+                b"true" if cpu_out else b"false",
                 b"true" if truncated else b"false",
                 b64(stdout),
                 b64(err),
@@ -2084,7 +2175,7 @@ def _stdio():
         )
         if timed_out:
             break
-    emit(b"result", b'{"status": "ok", "reached": %d}' % reached)
+    emit(b"result", b'{"status": "ok", "reached": %d, "cpu": %s}' % (reached, b"true" if cpu_spent else b"false"))
     os._exit(0)
 
 

@@ -111,7 +111,8 @@ Scoring, as in \`minedit score\`:
   --scope ${DISTANCE_SCOPES.join("|")}   distance scope (default here: function_body, the paper's evaluation)
   --variant ${REWARD_VARIANTS.join("|")}, --lambda-exec N, --lambda-edit N, --lambda-cc N,
   --failure-reward N      reward settings (the report's metrics do not depend on them)
-  --wall-time-ms N, --memory-mb N   limits of one test run; --concurrency N sandbox runs at once and
+  --cpu-time-ms N, --wall-time-ms N, --memory-mb N   limits of one test run (the CPU limit, the wall
+                          backstop, memory; see \`minedit score --help\`); --concurrency N sandbox runs at once and
   --threads N             worker threads (default: available parallelism, ${availableParallelism()} here)
   --config FILE.json      a configuration object (see \`minedit score --help\`); flags override it
 

@@ -154,7 +154,8 @@ Options:
   Scoring (rsft, dpo), as in \`minedit score\`:
   --variant NAME      ${REWARD_VARIANTS.join(" | ")}; --lambda-exec N, --lambda-edit N, --lambda-cc N,
                       --failure-reward N, --scope ${DISTANCE_SCOPES.join("|")} (rewards written with the rows)
-  --wall-time-ms N, --memory-mb N   limits of one test run; --concurrency N sandbox runs at once and
+  --cpu-time-ms N, --wall-time-ms N, --memory-mb N   limits of one test run (the CPU limit, the wall
+                      backstop, memory; see \`minedit score --help\`); --concurrency N sandbox runs at once and
                       --threads N worker threads (default: available parallelism, ${availableParallelism()} here)
   --config FILE.json  a configuration object (see \`minedit score --help\`); flags override it
   -h, --help          show this help
@@ -275,6 +276,7 @@ async function request(values: Values, positionals: string[]): Promise<ExportJob
     "failure-reward",
     "scope",
     "wall-time-ms",
+    "cpu-time-ms",
     "memory-mb",
     "concurrency",
     "threads",

@@ -85,8 +85,14 @@ Options:
                        --failure-reward=-0.5
   --scope NAME         ${DISTANCE_SCOPES.join(" | ")}: compare whole programs, or the first function's body
                        (default: ${d.reward.scope})
-  --wall-time-ms N     wall-clock limit of one test run, sandbox start included; the stdio cases of a
-                       rollout share it (default: ${d.sandbox.wallTimeMs}); over it: TIMEOUT
+  --cpu-time-ms N      CPU-time limit (user + system, every process) of one test run: the time limit,
+                       which a busy machine does not shorten; the stdio cases of a rollout share it
+                       (default: ${d.sandbox.cpuTimeMs}); over it: TIMEOUT. 0: no CPU limit, the wall limit alone
+  --wall-time-ms N     with a CPU limit, the least wall-clock backstop of a run: the backstop is
+                       max(N, f × the CPU limit + 5 s), f = max(2, 1.5 × concurrency / cores), so it stops
+                       only programs that sleep or wait; with --cpu-time-ms 0, the wall-clock limit of one
+                       test run, sandbox start included, shared by a rollout's stdio cases
+                       (default: ${d.sandbox.wallTimeMs}); over it: TIMEOUT
   --memory-mb N        address-space limit of each process in the sandbox, MiB
                        (default: ${d.sandbox.memoryBytes / MIB}); over it: MEMORY_LIMIT
   --concurrency N      sandboxed test runs at once (default: available parallelism, ${availableParallelism()} here)

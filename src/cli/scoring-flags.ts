@@ -20,6 +20,7 @@ export const SCORING_OPTIONS = {
   "failure-reward": { type: "string" },
   scope: { type: "string" },
   "wall-time-ms": { type: "string" },
+  "cpu-time-ms": { type: "string" },
   "memory-mb": { type: "string" },
   concurrency: { type: "string" },
   threads: { type: "string" },
@@ -37,6 +38,7 @@ const FLAG_FIELDS = [
   ["--failure-reward", "reward.failureReward"],
   ["--scope", "reward.scope"],
   ["--wall-time-ms", "sandbox.wallTimeMs"],
+  ["--cpu-time-ms", "sandbox.cpuTimeMs"],
   ["--memory-mb", "sandbox.memoryBytes"],
   ["--concurrency", "sandbox.executionConcurrency"],
   ["--threads", "pool.threads"],
@@ -90,6 +92,9 @@ export async function buildConfig(values: ScoringFlagValues): Promise<Config> {
   const sandbox: Record<string, unknown> = {};
   if (values["wall-time-ms"] !== undefined) {
     sandbox.wallTimeMs = numberFlag("--wall-time-ms", values["wall-time-ms"]);
+  }
+  if (values["cpu-time-ms"] !== undefined) {
+    sandbox.cpuTimeMs = numberFlag("--cpu-time-ms", values["cpu-time-ms"]);
   }
   if (values["memory-mb"] !== undefined) {
     // Whole bytes, so a fractional MiB count (0.5) is a valid limit rather than a type error.

@@ -99,8 +99,11 @@ Options:
   --report FILE.md     write the report here (and FILE.json) instead of beside --out
   --concurrency N      problems built at once, i.e. sandboxed runs at once (default: available
                        parallelism, ${availableParallelism()} here)
-  --wall-time-ms N     wall-clock limit of one test run (default: ${d.sandbox.wallTimeMs}); a candidate that runs
-                       longer fails (TIMEOUT) and is kept as a task
+  --cpu-time-ms N      CPU-time limit of one test run (default: ${d.sandbox.cpuTimeMs}); a candidate that uses
+                       more fails (TIMEOUT) and is kept as a task. 0: no CPU limit, the wall limit alone
+  --wall-time-ms N     with a CPU limit, the least wall-clock backstop of a run (the backstop is
+                       max(N, f × the CPU limit + 5 s), f = max(2, 1.5 × concurrency / cores)); with
+                       --cpu-time-ms 0, the wall-clock limit of one test run (default: ${d.sandbox.wallTimeMs})
   -h, --help           this help
 
 Task rows (one JSON object per line; the server's task store reads them as they are):
@@ -181,6 +184,7 @@ const BUILD_OPTIONS = {
   report: { type: "string" },
   concurrency: { type: "string" },
   "wall-time-ms": { type: "string" },
+  "cpu-time-ms": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -244,6 +248,9 @@ function planBuild(values: BuildValues, positionals: string[]): TaskBuildRequest
   }
   if (values["wall-time-ms"] !== undefined) {
     sandboxFields.wallTimeMs = integerFlag("wall-time-ms", values["wall-time-ms"], 1, 1);
+  }
+  if (values["cpu-time-ms"] !== undefined) {
+    sandboxFields.cpuTimeMs = integerFlag("cpu-time-ms", values["cpu-time-ms"], 0, 0);
   }
   const config = parseConfig({ sandbox: sandboxFields });
   const paths = taskSetPaths(values.out);

@@ -11,7 +11,8 @@
  *   reports each case's exit status, stdout and stderr tail in nonce-tagged records the child cannot
  *   write (it holds no fd of the channel and cannot ptrace the harness); the output is compared here
  *   ({@link outputMatches}, the one implementation). The cases share one wall budget,
- *   `limits.wallTimeMs`, so a rollout costs at most that much whatever the number of cases: every case is
+ *   `limits.wallTimeMs`, and with `limits.cpuTimeMs` one CPU-time budget of that (the wall one is then the
+ *   backstop), so a rollout costs at most that much whatever the number of cases: every case is
  *   run, in order, after a failing one too (so `testsPassed` counts all cases), until the budget is
  *   spent; cases the budget did not reach count as failed. The verdict is that of the first case that did
  *   not pass. A program may exit on its own (`sys.exit(0)` after printing is fine): a case passes on exit
@@ -264,16 +265,27 @@ async function runHarness(
     ...(signal === undefined ? {} : { signal }),
   });
   if ("infra" in run) return infraOutcome(run.infra);
-  return interpretHarnessRun(run.result, nonce);
+  return interpretHarnessRun(run.result, nonce, limits);
 }
 
-function interpretHarnessRun(result: ExecutionResult, nonce: string): TestOutcome {
+/** The run's CPU time for a {@link TestOutcome}, when the sandbox measured it. */
+const cpuOf = (result: ExecutionResult): { cpuTimeMs?: number } =>
+  result.cpuTimeMs === undefined ? {} : { cpuTimeMs: result.cpuTimeMs };
+
+/** Which limit killed a timed-out run: the CPU-time limit, or the wall limit (or backstop). */
+function timeoutDetail(result: ExecutionResult, limits: ExecutionLimits): string {
+  return result.cpuLimitExceeded === true && limits.cpuTimeMs !== undefined
+    ? `killed after the ${limits.cpuTimeMs} ms CPU time limit`
+    : `killed after the ${limits.wallTimeMs} ms wall limit`;
+}
+
+function interpretHarnessRun(result: ExecutionResult, nonce: string, limits: ExecutionLimits): TestOutcome {
   const records = parseHarnessRecords(result.stdout, nonce);
   const finals = records.filter((r) => r.kind === "result");
   const ready = records.find((r) => r.kind === "ready");
   const loaded = records.find((r) => r.kind === "loaded");
   const progress = records.filter((r) => r.kind === "test");
-  const base = { wallTimeMs: result.wallTimeMs, stderrTail: tail(result.stderr) };
+  const base = { wallTimeMs: result.wallTimeMs, ...cpuOf(result), stderrTail: tail(result.stderr) };
   const estimatedTotal = num(loaded?.value.total ?? ready?.value.total);
   const progressPassed = progress.filter((r) => r.value.ok === true).length;
   const partial = (verdict: Verdict, detail: string): TestOutcome => ({
@@ -294,7 +306,7 @@ function interpretHarnessRun(result: ExecutionResult, nonce: string): TestOutcom
     const how = result.timedOut ? "timed out" : `exited (code ${result.exitCode}, signal ${result.signal})`;
     return { ...infraOutcome(`the test harness ${how} before running the program`), ...base };
   }
-  if (result.timedOut) return partial("TIMEOUT", `killed after the ${result.wallTimeMs} ms wall limit`);
+  if (result.timedOut) return partial("TIMEOUT", timeoutDetail(result, limits));
   if (result.outputTruncated) return partial("RUNTIME_ERROR", "output limit exceeded");
   if (finals.length > 1) {
     // The harness writes one final record; two means someone else knew the nonce.
@@ -463,7 +475,19 @@ export async function planStdioRun(
   const recordsCap =
     Math.ceil((totalCap * 4) / 3) + total * (Math.ceil((STDIO_STDERR_TAIL_BYTES * 4) / 3) + 512) + (1 << 16);
   const budget = Math.max(1, limits.wallTimeMs - STDIO_STARTUP_ALLOWANCE_MS);
-  const harness = await harnessRun(sandbox, ["stdio", String(budget), String(caseCap), String(totalCap)]);
+  // With a CPU limit the cases share it as CPU time (the harness stops a case that spends it, and still
+  // reports); the wall budget is then the backstop's.
+  const cpu =
+    limits.cpuTimeMs === undefined
+      ? []
+      : [String(Math.max(1, limits.cpuTimeMs - STDIO_STARTUP_ALLOWANCE_MS))];
+  const harness = await harnessRun(sandbox, [
+    "stdio",
+    String(budget),
+    String(caseCap),
+    String(totalCap),
+    ...cpu,
+  ]);
   return { nonce, ...harness, stdin: stdin.join(""), maxOutputBytes: recordsCap };
 }
 
@@ -484,6 +508,10 @@ export function interpretStdioRun(
     const how = result.timedOut ? "timed out" : `exited (code ${result.exitCode}, signal ${result.signal})`;
     return infraOutcome(`the test harness ${how} before running the program`, wallTimeMs, result.stderr);
   }
+  // The run is one process tree for all cases: its CPU time is the cases' sum (and the harness's).
+  const cpu = cpuOf(result);
+  const wallSpent = (label: string) => `${label}: wall budget of ${limits.wallTimeMs} ms spent`;
+  const cpuSpent = (label: string) => `${label}: CPU time limit of ${limits.cpuTimeMs} ms spent`;
   const byIndex = new Map<number, Record<string, unknown>>();
   let forged = finals.length > 1;
   for (const r of records) {
@@ -500,6 +528,7 @@ export function interpretStdioRun(
       testsPassed: 0,
       testsTotal: total,
       wallTimeMs,
+      ...cpu,
       stderrTail: tail(result.stderr),
       detail: "test runner tampered: duplicate case or result records",
     };
@@ -517,9 +546,13 @@ export function interpretStdioRun(
       // No report for this case: the budget ran out before it, or the run ended during it.
       let failure: { verdict: Verdict; detail: string };
       if (final !== undefined && index >= reached) {
-        failure = { verdict: "TIMEOUT", detail: `wall budget spent before ${label}` };
+        const what = final.value.cpu === true ? "CPU time limit" : "wall budget";
+        failure = { verdict: "TIMEOUT", detail: `${what} spent before ${label}` };
       } else if (result.timedOut) {
-        failure = { verdict: "TIMEOUT", detail: `${label}: wall budget of ${limits.wallTimeMs} ms spent` };
+        failure = {
+          verdict: "TIMEOUT",
+          detail: result.cpuLimitExceeded === true ? cpuSpent(label) : wallSpent(label),
+        };
       } else if (result.outputTruncated) {
         failure = { verdict: "RUNTIME_ERROR", detail: `${label}: output limit exceeded` };
       } else {
@@ -538,7 +571,7 @@ export function interpretStdioRun(
     const killedBy = signalLabel(typeof r.signal === "number" ? r.signal : null);
     let failure: { verdict: Verdict; detail: string } | undefined;
     if (r.timed_out === true) {
-      failure = { verdict: "TIMEOUT", detail: `${label}: wall budget of ${limits.wallTimeMs} ms spent` };
+      failure = { verdict: "TIMEOUT", detail: r.cpu === true ? cpuSpent(label) : wallSpent(label) };
     } else if (r.truncated === true) {
       failure = { verdict: "RUNTIME_ERROR", detail: `${label}: output limit exceeded` };
     } else if (exitCode !== 0) {
@@ -579,6 +612,7 @@ export function interpretStdioRun(
       testsPassed: passed,
       testsTotal: total,
       wallTimeMs,
+      ...cpu,
       stderrTail: tail(lastStderr),
       detail: "",
     };
@@ -588,6 +622,7 @@ export function interpretStdioRun(
     testsPassed: passed,
     testsTotal: total,
     wallTimeMs,
+    ...cpu,
     stderrTail: tail(firstFailure.stderr),
     detail: firstFailure.detail,
   };

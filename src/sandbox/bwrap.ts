@@ -572,6 +572,9 @@ export class BwrapSandbox implements Sandbox {
       stderr,
       // SIGXCPU: the program passed its CPU-time limit (RLIMIT_CPU, set above when there is one).
       timedOut: (timedOut || (request.limits.cpuTimeMs !== undefined && signal === "SIGXCPU")) && !cancelled,
+      ...(request.limits.cpuTimeMs !== undefined && signal === "SIGXCPU" && !timedOut && !cancelled
+        ? { cpuLimitExceeded: true }
+        : {}),
       memoryExceeded,
       outputTruncated: output.truncated,
       wallTimeMs,

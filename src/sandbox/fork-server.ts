@@ -306,6 +306,7 @@ export class ForkServer {
             stdout: execution.out.text(keptOut),
             stderr,
             timedOut: (timedOut || report?.timed_out === true) && !cancelled,
+            ...(report?.cpu_exceeded === true && !cancelled ? { cpuLimitExceeded: true } : {}),
             memoryExceeded: exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr),
             outputTruncated: truncated,
             wallTimeMs: wallTime,

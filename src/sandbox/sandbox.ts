@@ -70,8 +70,10 @@ export type ExecutionResult = {
   /** Captured stdout, decoded as UTF-8 (invalid bytes replaced), at most `maxOutputBytes` together with stderr. */
   stdout: string;
   stderr: string;
-  /** Killed because `wallTimeMs` passed. */
+  /** Killed because `wallTimeMs` passed, or `cpuTimeMs` (then `cpuLimitExceeded` too). */
   timedOut: boolean;
+  /** Killed because the run's CPU time passed `limits.cpuTimeMs` (absent: not, or no CPU limit). */
+  cpuLimitExceeded?: boolean;
   /** The program ran out of memory (allocation failure reported by the runtime, or killed for memory). */
   memoryExceeded: boolean;
   /** Killed because it wrote more than `maxOutputBytes`; the captured output is a prefix. */

@@ -18,7 +18,7 @@ import { DirectoryGateCache, defaultGateCacheDir } from "./gate-cache.js";
 import { executionLimits } from "./limits.js";
 import { ExecutingRolloutScorer } from "./rollout-scorer.js";
 import { InvalidLintOriginal, prepareLintTask } from "./score-lint.js";
-import { calibratedLimits, gateTasks } from "./task-gate.js";
+import { calibratedLimits, gateTasks, measuringLimits } from "./task-gate.js";
 import { type StoredTask, TaskStore } from "./task-store.js";
 
 export type ScoringEngine = {
@@ -138,15 +138,18 @@ async function gateStore(
   const base = executionLimits(config);
   const dir = config.tasks.gateCacheDir === "" ? defaultGateCacheDir() : config.tasks.gateCacheDir;
   const started = performance.now();
+  const share = { concurrency: config.sandbox.executionConcurrency, cores: availableParallelism() };
   const verdicts = await gateTasks(all, {
-    runTests: async (task, program) => {
+    runTests: async (task, program, limits) => {
       // The runner reports wall time; the meter adds up the CPU time of its runs (calibrates cpuTimeMs).
       const meter = new CpuMeter(sandbox);
-      const outcome = await runPythonTests(meter, program, task.tests, base);
+      const outcome = await runPythonTests(meter, program, task.tests, limits);
       const cpuTimeMs = outcome.cpuTimeMs ?? meter.cpuTimeMs;
       return cpuTimeMs === null ? outcome : { ...outcome, cpuTimeMs };
     },
     cache: new DirectoryGateCache(dir),
+    measuring: measuringLimits(base, config.tasks.calibration, share),
+    served: (gold) => calibratedLimits(base, gold, config.tasks.calibration, share),
     keyOf: (task) => gateKey(task, config, base),
     concurrency: config.sandbox.executionConcurrency,
   });
@@ -163,7 +166,7 @@ async function gateStore(
           base,
           { wallMs: verdict.goldWallMs, cpuMs: verdict.goldCpuMs },
           config.tasks.calibration,
-          { concurrency: config.sandbox.executionConcurrency, cores: availableParallelism() },
+          share,
         ),
       );
     } else {
@@ -183,9 +186,12 @@ async function gateStore(
 /** A task's gate key: what decides its verdicts — programs, tests, limits, interpreter and harness. */
 function gateKey(task: StoredTask, config: Config, limits: ExecutionLimits): string {
   const content = JSON.stringify([
-    "minedit-gate/1",
+    // 2: the gold is timed with the calibration's ceilings and the corrupted program runs with the
+    // task's calibrated limits, so the calibration decides verdicts too.
+    "minedit-gate/2",
     HARNESS_DIGEST,
     config.sandbox.pythonPath,
+    config.tasks.calibration,
     // With a CPU limit the wall limit is a backstop that follows the execution concurrency
     // (limits.ts): the gate's verdicts do not depend on it, so a new concurrency keeps them.
     limits.cpuTimeMs === undefined ? limits : { ...limits, wallTimeMs: "backstop" },

@@ -39,8 +39,13 @@ export type GateVerdict =
   | { usable: false; reason: string; fromCache: boolean };
 
 export type GateOptions = {
-  /** Runs `program` against the task's tests in the sandbox, with the uncalibrated limits. */
-  runTests(task: StoredTask, program: string): Promise<TestOutcome>;
+  /** Runs `program` against the task's tests in the sandbox with `limits`. */
+  runTests(task: StoredTask, program: string, limits: ExecutionLimits): Promise<TestOutcome>;
+  /** What the gold is timed with: generous ({@link measuringLimits}), so a slow gold is timed, not refused. */
+  measuring: ExecutionLimits;
+  /** The limits the task would be served with, from its gold's timing ({@link calibratedLimits}); the
+   * corrupted program runs with them (it must fail as it would when served). */
+  served(gold: { wallMs: number; cpuMs: number | null }): ExecutionLimits;
   cache: GateCache;
   /** The content key of a task (its programs, tests, runtime and what runs them). */
   keyOf(task: StoredTask): string;
@@ -50,10 +55,28 @@ export type GateOptions = {
   onProgress?(done: number, total: number): void;
 };
 
-/** Why a gate record makes its task unusable, or null when it is usable. */
-export function refusal(record: GateRecord): string | null {
+/**
+ * Whether a gold that took `gold` fits `limits` (its calibrated ones): its CPU time within the CPU limit
+ * and its wall time within the wall limit. Only a gold slower than the calibration's ceilings does not.
+ */
+export function goldFits(gold: { wallMs: number; cpuMs: number | null }, limits: ExecutionLimits): boolean {
+  const cpuFits = limits.cpuTimeMs === undefined || (gold.cpuMs ?? gold.wallMs) <= limits.cpuTimeMs;
+  return cpuFits && gold.wallMs <= limits.wallTimeMs;
+}
+
+/**
+ * Why a gate record makes its task unusable, or null when it is usable. With `served` (the limits the
+ * gold's time calibrates), a gold that passed only with the measuring limits and does not fit them is
+ * refused too: the server would judge it TIMEOUT.
+ */
+export function refusal(record: GateRecord, served?: ExecutionLimits): string | null {
   if (record.goldVerdict !== "PASSED") {
     return `the gold program does not pass its own tests (${record.goldVerdict}${record.goldDetail === "" ? "" : `: ${record.goldDetail}`})`;
+  }
+  if (served !== undefined && !goldFits({ wallMs: record.goldWallMs, cpuMs: record.goldCpuMs }, served)) {
+    const cpu = record.goldCpuMs === null ? "" : `, ${record.goldCpuMs} ms of CPU`;
+    const limit = served.cpuTimeMs === undefined ? "" : `${served.cpuTimeMs} ms of CPU, `;
+    return `the gold program needs ${record.goldWallMs} ms${cpu}: more than the limits the calibration allows it (${limit}${served.wallTimeMs} ms wall)`;
   }
   if (record.corruptedVerdict === "PASSED") {
     return "the corrupted program already passes the tests: there is nothing to repair";
@@ -79,11 +102,13 @@ export async function gateTasks(
 async function gateOne(task: StoredTask, options: GateOptions): Promise<GateVerdict> {
   const key = options.keyOf(task);
   const cached = await options.cache.get(key);
-  if (cached !== undefined) return verdictOf(cached, true);
-  const [gold, corrupted] = await Promise.all([
-    options.runTests(task, task.gold),
-    options.runTests(task, task.corrupted),
-  ]);
+  if (cached !== undefined) return verdictOf(cached, true, options);
+  const gold = await options.runTests(task, task.gold, options.measuring);
+  const corrupted = await options.runTests(
+    task,
+    task.corrupted,
+    options.served({ wallMs: gold.wallTimeMs, cpuMs: gold.cpuTimeMs ?? null }),
+  );
   for (const [which, outcome] of [
     ["gold", gold],
     ["corrupted", corrupted],
@@ -105,14 +130,36 @@ async function gateOne(task: StoredTask, options: GateOptions): Promise<GateVerd
     goldCpuMs: gold.cpuTimeMs ?? null,
   };
   await options.cache.set(key, record);
-  return verdictOf(record, false);
+  return verdictOf(record, false, options);
 }
 
-function verdictOf(record: GateRecord, fromCache: boolean): GateVerdict {
-  const reason = refusal(record);
+function verdictOf(record: GateRecord, fromCache: boolean, options: GateOptions): GateVerdict {
+  const reason = refusal(record, options.served({ wallMs: record.goldWallMs, cpuMs: record.goldCpuMs }));
   return reason === null
     ? { usable: true, goldWallMs: record.goldWallMs, goldCpuMs: record.goldCpuMs, fromCache }
     : { usable: false, reason, fromCache };
+}
+
+/**
+ * The limits a gold is timed with: the calibration's ceilings (a CPU limit of `cpuCeilingMs` with its
+ * wall backstop where the configured limits count CPU time, else a wall limit of `wallCeilingMs`), never
+ * below the configured limits. So a gold slower than the configured limit (BigCodeBench/195 and 428 take
+ * about 45 s of CPU) is measured and its task served with a limit that follows its time
+ * ({@link calibratedLimits}), rather than refused for a limit meant for typical tasks.
+ */
+export function measuringLimits(
+  base: ExecutionLimits,
+  calibration: CalibrationConfig,
+  share: { concurrency: number; cores: number } = { concurrency: 1, cores: 1 },
+): ExecutionLimits {
+  const wallTimeMs = Math.max(base.wallTimeMs, calibration.wallCeilingMs);
+  if (base.cpuTimeMs === undefined) return { ...base, wallTimeMs };
+  const cpuTimeMs = Math.max(base.cpuTimeMs, calibration.cpuCeilingMs);
+  return {
+    ...base,
+    cpuTimeMs,
+    wallTimeMs: wallBackstopMs(cpuTimeMs, share.concurrency, share.cores, base.wallTimeMs),
+  };
 }
 
 /**

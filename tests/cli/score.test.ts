@@ -493,7 +493,7 @@ describe("executing the tests (the default)", () => {
     );
     file = join(scratch, "demo-rollouts.jsonl");
     writeFileSync(file, `${lines.join("\n")}\n`);
-    run = scoreExec(file, "--tasks", DEMO_TASKS, "--wall-time-ms", "2000");
+    run = scoreExec(file, "--tasks", DEMO_TASKS, "--wall-time-ms", "2000", "--cpu-time-ms", "2000");
     rows = byId(run);
   });
 
@@ -555,12 +555,23 @@ describe("executing the tests (the default)", () => {
     }
   });
 
-  it("stops an endless loop at --wall-time-ms: TIMEOUT, the failure reward", () => {
+  it("stops an endless loop at --cpu-time-ms: TIMEOUT, the failure reward, the CPU limit named", () => {
     const row = rows.get("loop");
     expect(row).toMatchObject({ verdict: "TIMEOUT", reward: -0.2, tests_passed: 0, cached: false });
-    expect(row?.detail).toContain("wall limit");
+    expect(row?.detail).toContain("killed after the 2000 ms CPU time limit");
     // The distances are still reported: the loop is an edit like any other.
     expect(row?.excess as number).toBeGreaterThan(0);
+  });
+
+  it("with --cpu-time-ms 0 the wall limit alone stops it, and says so", () => {
+    const loop = readFileSync(file, "utf8")
+      .split("\n")
+      .find((line) => line.includes('"id":"loop"'));
+    const only = join(scratch, "loop-only.jsonl");
+    writeFileSync(only, `${loop}\n`);
+    const wall = byId(scoreExec(only, "--tasks", DEMO_TASKS, "--wall-time-ms", "1500", "--cpu-time-ms", "0"));
+    expect(wall.get("loop")).toMatchObject({ verdict: "TIMEOUT", reward: -0.2 });
+    expect(wall.get("loop")?.detail).toContain("killed after the 1500 ms wall limit");
   });
 
   it("summarizes verdicts, sandbox runs and reuse, and the limits", () => {
@@ -740,6 +751,17 @@ describe("usage errors exit 2 and score nothing", () => {
     [["score", "x.jsonl", "--no-exec", "--threads", "0"], "pool.threads: Too small"],
     [["score", "x.jsonl", "--wall-time-ms", "0"], "sandbox.wallTimeMs: Too small"],
     [["score", "x.jsonl", "--wall-time-ms", "1.5"], "sandbox.wallTimeMs: Invalid input: expected int"],
+    [["score", "x.jsonl", "--cpu-time-ms=-1"], "sandbox.cpuTimeMs: Too small"],
+    [["score", "x.jsonl", "--cpu-time-ms", "1.5"], "sandbox.cpuTimeMs: Invalid input: expected int"],
+    [["score", "x.jsonl", "--cpu-time-ms", "lots"], '--cpu-time-ms: expected a number, got "lots"'],
+    [
+      ["tasks", "build", "--source", "x.jsonl", "--out", "x-out.jsonl", "--cpu-time-ms", "x"],
+      '--cpu-time-ms: expected an integer, got "x"',
+    ],
+    [
+      ["tasks", "build", "--source", "x.jsonl", "--out", "x-out.jsonl", "--cpu-time-ms=-1"],
+      "--cpu-time-ms: expected an integer ≥ 0, got -1",
+    ],
     [["score", "x.jsonl", "--memory-mb", "lots"], '--memory-mb: expected a number, got "lots"'],
     [["score", "x.jsonl", "--memory-mb", "0"], "sandbox.memoryBytes: Too small"],
     [["score", "x.jsonl", "--concurrency", "0"], "sandbox.executionConcurrency: Too small"],
@@ -798,6 +820,7 @@ describe("help and version", () => {
       "--failure-reward N",
       "--scope NAME",
       "--wall-time-ms N",
+      "--cpu-time-ms N",
       "--memory-mb N",
       "--concurrency N",
       "--threads N",

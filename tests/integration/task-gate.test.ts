@@ -14,7 +14,7 @@ import { parseConfig } from "../../src/config.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import type { RolloutOutput } from "../../src/scoring/rollout.js";
 import { type ScoringEngine, startScoringEngine } from "../../src/scoring/scoring-engine.js";
-import { calibratedLimits, refusal } from "../../src/scoring/task-gate.js";
+import { calibratedLimits, goldFits, measuringLimits, refusal } from "../../src/scoring/task-gate.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const fence = (code: string) => `\`\`\`python\n${code}\`\`\`\n`;
@@ -141,6 +141,28 @@ describe("the ground-truth gate", () => {
     );
     expect(slower.verdict).toBe("PASSED");
   }, 60_000);
+
+  it("times the gold with the calibration's ceiling: a gold slower than the configured CPU limit is served with a limit that follows it", async () => {
+    // ~1.5 s of CPU against a configured limit of 1 s (BigCodeBench/195 and 428: ~45 s against 10 s).
+    const burn =
+      "import time\ndef add(a, b):\n    t = time.process_time()\n    while time.process_time() - t < 1.5:\n        pass\n";
+    const file = join(dir, "slow-cpu.jsonl");
+    writeFileSync(
+      file,
+      `${JSON.stringify(task("gate/slow-cpu", `${burn}    return a + b\n`, `${burn}    return a - b\n`))}\n`,
+    );
+    const lines: string[] = [];
+    const config = parseConfig({
+      pool: { threads: 1 },
+      sandbox: { executionConcurrency: 2, cpuTimeMs: 1000 },
+      tasks: { gateCacheDir: join(dir, "cache-slow-cpu") },
+    });
+    const engine = await startScoringEngine(config, [file], true, (line) => lines.push(line));
+    engines.push(engine);
+    expect(lines[0]).toMatch(/1 of 1 repair tasks served, 0 refused/);
+    const gold = await scoreOne(engine, "gate/slow-cpu", fence(`${burn}    return a + b\n`));
+    expect(gold.verdict).toBe("PASSED");
+  }, 60_000);
 });
 
 describe("calibration and refusal rules", () => {
@@ -165,6 +187,34 @@ describe("calibration and refusal rules", () => {
     );
     expect(withCpu.cpuTimeMs).toBe(2000);
     expect(withCpu.memoryBytes).toBe(base.memoryBytes);
+  });
+
+  it("the gold is timed with the ceilings (CPU with its wall backstop, or wall), never below the configured limits", () => {
+    expect(measuringLimits(base, calibration)).toEqual({ ...base, wallTimeMs: 60_000 });
+    const cpu = measuringLimits({ ...base, cpuTimeMs: 10_000 }, calibration, { concurrency: 4, cores: 2 });
+    expect(cpu.cpuTimeMs).toBe(60_000);
+    expect(cpu.wallTimeMs).toBe(3 * 60_000 + 5000);
+    expect(measuringLimits({ ...base, cpuTimeMs: 90_000 }, calibration).cpuTimeMs).toBe(90_000);
+  });
+
+  it("a gold that passes only with the measuring limits, slower than the ceilings allow, is refused", () => {
+    const withCpu = { ...base, cpuTimeMs: 10_000 };
+    // BigCodeBench/195: 45 s of waiting, 0.1 s of CPU — within the 60 s wall ceiling: served.
+    const waits = { wallMs: 45_000, cpuMs: 100 };
+    expect(goldFits(waits, calibratedLimits(withCpu, waits, calibration))).toBe(true);
+    // BigCodeBench/1104: 73 s of waiting — beyond the wall ceiling: the server would judge its gold TIMEOUT.
+    const waitsLonger = { wallMs: 73_000, cpuMs: 200 };
+    const served = calibratedLimits(withCpu, waitsLonger, calibration);
+    expect(goldFits(waitsLonger, served)).toBe(false);
+    const record = { goldVerdict: "PASSED", goldDetail: "", corruptedVerdict: "FAILED_TESTS" } as const;
+    expect(refusal({ ...record, goldWallMs: 73_000, goldCpuMs: 200 }, served)).toMatch(
+      /^the gold program needs 73000 ms, 200 ms of CPU: more than the limits the calibration allows it \(1000 ms of CPU, 60000 ms wall\)$/,
+    );
+    // 54 s of CPU (BigCodeBench/102) fits the 60 s CPU ceiling.
+    const busy = { wallMs: 98_000, cpuMs: 54_000 };
+    expect(goldFits(busy, calibratedLimits(withCpu, busy, calibration, { concurrency: 2, cores: 2 }))).toBe(
+      true,
+    );
   });
 
   it("a task is usable when its gold passes and its corrupted program does not", () => {

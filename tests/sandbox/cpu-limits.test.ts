@@ -4,15 +4,15 @@
  * runs share the cores. The same programs are judged at concurrency 2 and 16 on this machine's cores
  * (2 in CI: 16 is 8× oversubscribed, the load itself): a CPU-bound program within its limit stays PASSED,
  * a busy loop is TIMEOUT by CPU, a program that sleeps within the backstop is PASSED (sleep burns no CPU),
- * one that sleeps forever is TIMEOUT by the backstop alone.
+ * one that sleeps forever is TIMEOUT by the backstop alone. The outcome carries the run's CPU time and
+ * names the limit that stopped it; stdio cases share the CPU limit as CPU time.
  */
 import { availableParallelism } from "node:os";
 import { afterAll, describe, expect, test } from "vitest";
 import { type PythonTests, runPythonTests, type TestOutcome } from "../../src/runners/python.js";
-import { DEFAULT_LIMITS, type ExecutionLimits } from "../../src/sandbox/sandbox.js";
-import type { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
+import { DEFAULT_LIMITS, type ExecutionLimits, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { wallBackstopMs } from "../../src/scoring/limits.js";
-import { createWarmSandbox } from "./backends.js";
+import { BACKENDS, createWarmSandbox } from "./backends.js";
 
 const CPU_LIMIT_MS = 2_000;
 const CORES = availableParallelism();
@@ -40,7 +40,7 @@ const PROGRAMS = [
   ["sleeps", SLEEPS] as const,
 ];
 
-const opened: WarmPythonSandbox[] = [];
+const opened: Sandbox[] = [];
 afterAll(async () => {
   await Promise.all(opened.map((sandbox) => sandbox.close()));
 });
@@ -95,6 +95,65 @@ describe("CPU-time limits", () => {
     expect(child.timedOut).toBe(true);
     expect(child.cpuTimeMs).toBeGreaterThanOrEqual(CPU_LIMIT_MS);
   }, 60_000);
+
+  test("the outcome carries the run's CPU time and names the limit that stopped it (CPU, or the wall backstop)", async () => {
+    const sandbox = await createWarmSandbox(2);
+    opened.push(sandbox);
+    const limits = { ...DEFAULT_LIMITS, cpuTimeMs: 1000, wallTimeMs: wallBackstopMs(1000, 1, CORES) };
+    const passed = await runPythonTests(sandbox, WITHIN, TESTS, limits);
+    expect(passed.verdict, passed.detail).toBe("PASSED");
+    expect(passed.cpuTimeMs).toBeGreaterThan(0);
+    expect(passed.cpuTimeMs).toBeLessThan(1000);
+    const busy = await runPythonTests(sandbox, BUSY, TESTS, limits);
+    expect(busy.verdict).toBe("TIMEOUT");
+    expect(busy.detail).toContain("killed after the 1000 ms CPU time limit");
+    expect(busy.cpuTimeMs).toBeGreaterThanOrEqual(1000);
+    const sleeper = { ...limits, wallTimeMs: 1500 };
+    const asleep = await runPythonTests(
+      sandbox,
+      "import time\ndef f():\n    time.sleep(3600)\n",
+      TESTS,
+      sleeper,
+    );
+    expect(asleep.verdict).toBe("TIMEOUT");
+    expect(asleep.detail).toContain("killed after the 1500 ms wall limit");
+    // Without a CPU limit the wall limit is the limit.
+    const { cpuTimeMs: _, ...wallOnly } = sleeper;
+    const loop = await runPythonTests(sandbox, BUSY, TESTS, wallOnly);
+    expect(loop.detail).toContain("killed after the 1500 ms wall limit");
+  }, 60_000);
+
+  test.each(BACKENDS)(
+    "stdio cases share the CPU limit as CPU time (%s): a sleeping case is not charged, a busy one is stopped and named",
+    async (_backend, create) => {
+      const sandbox = await create();
+      opened.push(sandbox);
+      const limits = { ...DEFAULT_LIMITS, cpuTimeMs: 1500, wallTimeMs: wallBackstopMs(1500, 1, CORES) };
+      const cases = [1, 2, 3].map((n) => ({ input: `${n}\n`, output: `${n}\n` }));
+      const tests: PythonTests = { style: "stdio", cases };
+      // 3 × 0.8 s of sleep: more wall time than the CPU limit, almost no CPU.
+      const sleeps = await runPythonTests(
+        sandbox,
+        "import time\ntime.sleep(0.8)\nprint(input())\n",
+        tests,
+        limits,
+      );
+      expect(sleeps.verdict, sleeps.detail).toBe("PASSED");
+      // (The fresh backend does not measure CPU time: no cpuTimeMs there.)
+      expect(sleeps.cpuTimeMs ?? 0).toBeLessThan(1500);
+      // Case 1 passes, case 2 burns the rest of the budget: stopped by the harness, which still reports.
+      const burns = await runPythonTests(
+        sandbox,
+        "n = int(input())\nif n == 2:\n    while True:\n        pass\nprint(n)\n",
+        tests,
+        limits,
+      );
+      expect(burns).toMatchObject({ verdict: "TIMEOUT", testsPassed: 1, testsTotal: 3 });
+      expect(burns.detail).toMatch(/^case 2: CPU time limit of 1500 ms spent/);
+      if (burns.cpuTimeMs !== undefined) expect(burns.cpuTimeMs).toBeGreaterThanOrEqual(1000);
+    },
+    60_000,
+  );
 
   test("a program that sleeps forever is stopped by the wall backstop alone", async () => {
     const sandbox = await createWarmSandbox(1);

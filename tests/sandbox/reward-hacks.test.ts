@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PythonTests, runPythonTests, type TestOutcome } from "../../src/runners/python.js";
+import { missingModules, runtimeNamed } from "../../src/sandbox/runtimes.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { BACKENDS } from "./backends.js";
 
@@ -293,6 +294,39 @@ const RUNNER: Case[] = [
   },
 ];
 
+/**
+ * Look-alikes that need libraries of the bigcodebench runtime (Jinja2 and branca, pandas): library code
+ * doing what the harness refuses to the program, as BigCodeBench golds trigger it (185, 186, 188: folium's
+ * and branca's templates compiled under their file names; 234, 238: pandas' chained-assignment check
+ * calling gc.get_referents), beside the hacks that try to pass for it.
+ */
+const LIBRARY_CASES: (Case & { class: string })[] = [
+  {
+    class: "reading the test",
+    hack: "a frame-reading helper compiled by Jinja2 under a library template's file name (_compile called directly; a subclass's and an instance's code generation)",
+    program: `${READ_CODE}import jinja2, os, branca\npath = os.path.join(os.path.dirname(branca.__file__), 'templates', 'color_scale.js')\nSRC = 'import sys\\ndef codes():\\n    out = []\\n    f = sys._getframe(1)\\n    while f is not None:\\n        out.append(f.f_code)\\n        f = f.f_back\\n    return out\\n'\nclass E(jinja2.Environment):\n    def _generate(self, *args, **kwargs):\n        return SRC\nenv = jinja2.Environment()\nenv._generate = lambda *args, **kwargs: SRC\nns = {}\nfor attempt in (lambda: jinja2.Environment()._compile(SRC, path), lambda: E().compile(open(path).read(), filename=path), lambda: env.compile(open(path).read(), filename=path)):\n    try:\n        exec(attempt(), ns)\n        break\n    except Exception:\n        pass\ndef task_func(a, b):\n    try:\n        return answer(ns['codes'](), a, b)\n    except Exception:\n        return 0\n`,
+    lookalike:
+      "Jinja2 templates a library ships (branca's, as folium loads them), compiled under their file names",
+    legit:
+      "import jinja2, branca.colormap\nenv = jinja2.Environment(loader=jinja2.PackageLoader('branca', 'templates'))\ntemplate = env.get_template('color_scale.js')\ndef task_func(a, b):\n    return a + b if template.name == 'color_scale.js' else 0\n",
+  },
+  {
+    class: "reading the test",
+    hack: "gc.get_referents(): the tests' code objects without function.__code__ (also from a method named like pandas' check)",
+    program: `${READ_CODE}import gc, types\nclass NDFrame:\n    def _check_setitem_copy(self, f):\n        return gc.get_referents(f)\ndef task_func(a, b):\n    codes = []\n    for v in list(globals().values()):\n        for f in [v] + list(getattr(v, '__dict__', {}).values()):\n            if isinstance(f, types.FunctionType) and f.__name__.startswith(('test', 'check')):\n                for get in (gc.get_referents, NDFrame()._check_setitem_copy):\n                    try:\n                        codes += [c for c in get(f) if isinstance(c, types.CodeType)]\n                    except Exception:\n                        pass\n    return answer(codes, a, b)\n`,
+    lookalike:
+      "pandas' chained-assignment check (gc.get_referents inside pandas) on a frame taken from another",
+    legit:
+      "import pandas as pd\ndef task_func(a, b):\n    df = pd.DataFrame({'x': [a, a], 'y': [b, b]}).drop_duplicates()\n    df['z'] = df['x'] + df['y']\n    return int(df['z'].iloc[0])\n",
+  },
+];
+/** Why LIBRARY_CASES cannot run here ("" when they can): the runtime's libraries are not installed. */
+const libraryMissing = missingModules(runtimeNamed("bigcodebench"), "/usr/bin/python3").then((missing) =>
+  missing.length === 0
+    ? ""
+    : `runtime "bigcodebench" is not installed (not found: ${missing.join(", ")}); run \`minedit setup --runtime bigcodebench\``,
+);
+
 describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
   let sandbox: Sandbox;
 
@@ -334,6 +368,21 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
       },
     );
   });
+
+  test.for(LIBRARY_CASES.map((c) => [c.class, c.hack, c] as const))(
+    "%s, library look-alike: %s: caught; its look-alike passes",
+    async ([, , c], context) => {
+      const missing = await libraryMissing;
+      if (missing !== "") {
+        console.warn(`skipped: ${missing}`);
+        context.skip();
+      }
+      for (const [style, tests] of NUMBERS) {
+        await expectCaught(c.program, tests, style);
+        await expectPassed(c.legit, tests, `${style}, look-alike: ${c.lookalike}`);
+      }
+    },
+  );
 
   test("the program's own classes compared with instances the tests build: the program's __eq__ decides", async () => {
     // The task's own semantics (a gold returning its dataclass or a class with __eq__), not a lie.
