@@ -59,6 +59,9 @@ const load = (file) => import(pathToFileURL(join(DIST, file)).href);
 const { grpcServiceDefinition } = await load("server/service-definition.js");
 const { RewardService, ScoreStreamRequestSchema, Verdict } = await load("gen/minedit/v1/reward_pb.js");
 const { DEFAULT_TASK_FILE } = await load("cli/service-options.js");
+const { parseConfig } = await load("config.js");
+/** What the server runs with: its defaults (the report states them). */
+const SERVER_DEFAULTS = parseConfig({}).sandbox;
 
 const tasks = readFileSync(DEFAULT_TASK_FILE, "utf8")
   .split("\n")
@@ -307,7 +310,7 @@ out.push(`### Soak run: ${N.toLocaleString("en")} rollouts over one ScoreStream`
 out.push("");
 out.push(
   `Machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores; server defaults (execution concurrency ` +
-    `${availableParallelism()}, warm interpreters, 64 MiB result cache, max 16,384 queued rollouts); messages of ` +
+    `${SERVER_DEFAULTS.executionConcurrency}, warm interpreters, 64 MiB result cache, max 16,384 queued rollouts); messages of ` +
     `${MESSAGE}, at most ${IN_FLIGHT} unanswered. ${result.error === undefined ? "Stream ended OK" : `Stream FAILED: ${result.error.code} ${result.error.details}`}; ` +
     `${done.toLocaleString("en")} of ${N.toLocaleString("en")} answered in ${fmt(seconds)} s (${fmt(done / seconds)} rollouts/s); ` +
     `server exit ${exit.code ?? exit.signal} after SIGTERM.`,
