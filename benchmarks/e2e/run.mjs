@@ -202,7 +202,9 @@ log(`probing ${candidates.length} corrupted candidates through an in-process eng
 const probeFile = join(workDir, "probe-tasks.jsonl");
 writeFileSync(probeFile, `${candidates.map((t) => JSON.stringify(t)).join("\n")}\n`);
 const fence = (code, lang = "python") => `\`\`\`${lang}\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\`\n`;
-const probeConfig = parseConfig({ server: { port: 0 }, tasks: { files: [probeFile] } });
+// The probe is the ground-truth gate's own test (corrupted fails, gold passes), done here so that the
+// candidates that fail it are reported and replaced; with the gate on, the server would refuse them.
+const probeConfig = parseConfig({ server: { port: 0 }, tasks: { files: [probeFile], gate: false } });
 const probeEngine = await startService(probeConfig, [probeFile], true);
 const probeClient = new Client(`127.0.0.1:${probeEngine.server.port}`, credentials.createInsecure());
 const probeRows = candidates.flatMap((t) => [
@@ -425,11 +427,26 @@ function memoryOf(pid) {
 }
 
 log(`starting \`minedit serve --port 0\` with ${tasks.length} tasks…`);
+// The cross-call result cache is off: the timed steps resend the warm-up's rollouts, which the cache
+// would answer without running anything (a step of ~0.3 s that measures no execution at all).
+const extraArgs = process.argv.slice(2);
+const serveConfig = join(workDir, "serve-config.json");
+writeFileSync(serveConfig, JSON.stringify({ sandbox: { resultCacheBytes: 0 } }));
 const serveStarted = performance.now();
 const server = spawn(
   process.execPath,
-  // Extra arguments are passed to `minedit serve`, e.g. `-- --config tuned.json` to try other limits.
-  [join(ROOT, "bin", "minedit.js"), "serve", "--port", "0", "--tasks", taskFile, ...process.argv.slice(2)],
+  // Extra arguments are passed to `minedit serve`, e.g. `-- --config tuned.json` to try other limits
+  // (a config of your own replaces the one that turns the cache off).
+  [
+    join(ROOT, "bin", "minedit.js"),
+    "serve",
+    "--port",
+    "0",
+    "--tasks",
+    taskFile,
+    ...(extraArgs.includes("--config") ? [] : ["--config", serveConfig]),
+    ...extraArgs,
+  ],
   { stdio: ["ignore", "ignore", "pipe"] },
 );
 let serverStderr = "";
