@@ -223,6 +223,16 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
         "import unittest\nunittest.TestCase._baseAssertEqual.__code__ = (lambda self, first, second, msg=None: None).__code__\n",
       ],
       [
+        // Set from library code (the audit hook lets mock do it): only the integrity snapshot sees it.
+        "assertEqual defaults swapped through unittest.mock",
+        "import unittest, unittest.mock\nunittest.mock.patch.object(unittest.TestCase._baseAssertEqual, '__defaults__', ('x',)).start()\n",
+      ],
+      [
+        // No audit event at all: a wrapper re-initialised in place.
+        "classmethod re-initialised in place",
+        "import unittest\nunittest.TestCase.__dict__['doClassCleanups'].__init__(lambda cls: None)\n",
+      ],
+      [
         "failureException replaced",
         "import unittest\nclass Never(Exception): pass\nunittest.TestCase.failureException = Never\n",
       ],
