@@ -166,7 +166,11 @@ async function worker() {
         cpu_ms: again.cpuTimeMs ?? null,
         category: category(again, problem.solution),
       };
-      const gold = { wallMs: again.wallTimeMs, cpuMs: again.cpuTimeMs ?? null };
+      const gold = {
+        wallMs: again.wallTimeMs,
+        cpuMs: again.cpuTimeMs ?? null,
+        idleMs: again.idleTimeMs ?? null,
+      };
       const served = calibratedLimits(limits, gold, config.tasks.calibration, share);
       const took = `${(again.wallTimeMs / 1000).toFixed(1)} s${again.cpuTimeMs === undefined ? "" : ` (${(again.cpuTimeMs / 1000).toFixed(1)} s of CPU)`}`;
       const calibrated = `${served.cpuTimeMs === undefined ? "" : `CPU ${served.cpuTimeMs / 1000} s, `}wall ${served.wallTimeMs / 1000} s`;

@@ -9,8 +9,9 @@
  * Honest by construction: the cross-call result cache is off (`sandbox.resultCacheBytes: 0`), so every
  * step executes every distinct (task, program) pair of the batch (exact duplicates within the batch are
  * still run once, as a trainer's batch would have them); every limit is the same for all tasks (the
- * calibration is pinned: CPU limit `CPU_LIMIT_MS`, wall backstop from src/scoring/limits.ts), so the
- * baseline can apply the very same ones.
+ * calibration is pinned: CPU limit `CPU_LIMIT_MS`, idle limit `IDLE_LIMIT_MS`, wall backstop from
+ * src/scoring/limits.ts), so the baseline can apply the very same ones (it has no hanging rollouts, so
+ * the idle limit, which only the fork server measures, decides none of its verdicts).
  *
  * The execution CPU of a step is read from /proc: the fork servers reap every run, so their cutime +
  * cstime grows by exactly the CPU of the runs (plus the server's own cutime for a sandbox replaced during
@@ -64,6 +65,8 @@ const TASKS = 32;
 const CANDIDATES = 144;
 const ROLLOUTS = 16;
 const CPU_LIMIT_MS = 2_000;
+/** The idle limit every task gets (the calibration's wall floor and ceiling pin it): the default floor. */
+const IDLE_LIMIT_MS = 3_000;
 const BASELINE_STRIDE = Number(values["baseline-stride"] ?? 4);
 const CORES = availableParallelism();
 const PYTHON = parseConfig({}).sandbox.pythonPath;
@@ -162,8 +165,8 @@ function serverConfig(concurrency) {
           factor: 1,
           cpuFloorMs: CPU_LIMIT_MS,
           cpuCeilingMs: CPU_LIMIT_MS,
-          wallFloorMs: 1000,
-          wallCeilingMs: 1000,
+          wallFloorMs: IDLE_LIMIT_MS,
+          wallCeilingMs: IDLE_LIMIT_MS,
         },
       },
     }),
@@ -289,7 +292,7 @@ function cpuTree(pid) {
 // ---------------------------------------------------------------------------------------------------------
 
 const fence = (code) => `\`\`\`python\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\`\n`;
-/** A candidate whose entry point never returns: a busy loop (CPU limit) or a blocking wait (wall backstop). */
+/** A candidate whose entry point never returns: a busy loop (CPU limit) or a blocking wait (the idle limit). */
 const hang = (gold, entry, how) =>
   `${gold}\n\n_${entry} = ${entry}\n\ndef ${entry}(*args, **kwargs):\n` +
   (how === "busy" ? "    while True:\n        pass\n" : "    import time\n    time.sleep(3600)\n");
@@ -406,7 +409,7 @@ const nltk = join(workDir, "nltk_data", "corpora");
 mkdirSync(nltk, { recursive: true });
 for (const bind of dataBinds(runtime))
   if (bind.source !== null) symlinkSync(bind.source, join(nltk, "stopwords"));
-const baselineWallMs = wallBackstopMs(CPU_LIMIT_MS, CORES, CORES, 1000);
+const baselineWallMs = wallBackstopMs(CPU_LIMIT_MS, CORES, CORES, IDLE_LIMIT_MS);
 
 function runOne(row) {
   return new Promise((resolve) => {
@@ -527,7 +530,7 @@ out(
 );
 out(`- verdicts: ${count(reference.map((r) => r.verdict))}`);
 out(
-  `- limits (every task): CPU ${CPU_LIMIT_MS} ms; wall backstop ${steps.map((s) => `${wallBackstopMs(CPU_LIMIT_MS, s.concurrency, CORES, 1000)} ms at ${s.concurrency}`).join(", ")}; cross-call cache off`,
+  `- limits (every task): CPU ${CPU_LIMIT_MS} ms; idle ${IDLE_LIMIT_MS} ms; wall backstop ${steps.map((s) => `${wallBackstopMs(CPU_LIMIT_MS, s.concurrency, CORES, IDLE_LIMIT_MS)} ms at ${s.concurrency}`).join(", ")}; cross-call cache off`,
 );
 out(
   `- ${CORES} cores; load average at start ${loadAtStart}, at end ${load1()} (other work shares the machine)`,

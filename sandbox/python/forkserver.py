@@ -20,7 +20,8 @@ Control channel: requests on fd 0, replies on fd 1, both moved to private fds at
 point at /dev/null, so nothing reaches the channel by accident). A frame is 1 byte kind, 4 bytes
 big-endian length, payload.
   in:   Q  run: 4-byte header length, JSON header {"files": [[path, size], ...], "argv": [...],
-           "stdin": size, "limits": {"wall_ms", "memory", "nproc", "fsize", "cpu_ms"?}}, then the files'
+           "stdin": size, "limits": {"wall_ms", "memory", "nproc", "fsize", "cpu_ms"?, "idle_ms"?}}, then
+           the files'
            bytes and the stdin bytes in that order.
         K  (empty) stop the running program: it wrote more than the server keeps. Ignored between runs
            (it may cross the end of its run).
@@ -28,8 +29,8 @@ big-endian length, payload.
            and virtual size in bytes, the address space the runtime's modules take (see the limits below)
            and how long importing them took
         S  started {"pid"}: the child exists; candidate code may run from now on
-        X  end {"exit", "signal", "timed_out", "cpu_exceeded", "wall_ms", "cpu_ms", "clean", "problem",
-           "marker"}, after the clean-up
+        X  end {"exit", "signal", "timed_out", "cpu_exceeded", "idle_exceeded", "wall_ms", "cpu_ms",
+           "idle_ms", "clean", "problem", "marker"}, after the clean-up
 Each Q is answered by S then X. Before X, once every process of the run is gone, 32 random bytes (hex in
 "marker") are written to OUT_FD and ERR_FD: the server has all of a run's output when each stream ends
 with them, and no program can forge them (they are drawn after it died). With "clean": false the
@@ -69,6 +70,21 @@ What makes each execution see what a fresh sandbox would:
   be reached by two busy threads (at least every 10 ms, at most every 250 ms). The child also gets an
   RLIMIT_CPU a second or two above the limit, in case this process is stopped. "cpu_ms" is what the run
   used, from getrusage once every process of it is reaped: it does not depend on how busy the machine is.
+- Idle time (measured with `cpu_ms`; a limit with `idle_ms`): the time the run spent neither running nor
+  waiting for a CPU, i.e. sleeping or blocked. Each time this process looks (as for the CPU time), it
+  reads every live thread's /proc/PID/task/TID/schedstat (time run + time waited on a run queue): the
+  idle time is the time since the run began less those counts summed over the run's threads (a thread
+  that ended counts as busy until the look that finds it gone) and less the CPU time of the run's
+  processes that ended (their parents' cutime/cstime, this process's getrusage). A CPU-starved run waits
+  on the run queue, which is not idle, and so the idle limit, like the CPU limit, does not depend on how
+  busy the machine is. Threads that run at once make the sum grow faster than time, so the count errs
+  towards missing idle time, with two exceptions: a wait the kernel adds to a thread's count only when it
+  runs again (a scheduling latency, credited at the next look), and the run-queue waits of processes that
+  start and end between two looks (their CPU counts, their waits do not: a run that starts many short
+  processes on a busy machine looks idle while they wait). The limit is calibrated from the gold (4 × its
+  idle time, at least 3 s), which leaves room for both. Past `idle_ms` the run is killed
+  ("idle_exceeded", "timed_out"): a program that sleeps or blocks for ever ends long before the wall
+  backstop. "idle_ms" is the count (to the last look: at most one interval short).
 - Threads: fork() copies only the calling thread, so a preload that leaves a thread running is refused
   (the sandbox then does not start, and the server says why).
 """
@@ -316,11 +332,66 @@ def _serve():
             total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
         return total / clock_tick
 
+    def live_threads():
+        """({thread id: seconds it ran or waited to run} for every live thread of the sandbox's processes
+        (this one and init excepted), from /proc/PID/task/TID/schedstat; the CPU seconds of the children
+        those processes reaped, from /proc/PID/stat)."""
+        threads = {}
+        reaped = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or name == "1" or int(name) == me:
+                continue
+            try:
+                tids = os.listdir("/proc/" + name + "/task")
+                with open("/proc/" + name + "/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                reaped += int(fields[13]) + int(fields[14])  # cutime, cstime
+            except (OSError, IndexError, ValueError):
+                continue  # ended meanwhile
+            for tid in tids:
+                try:
+                    with open("/proc/" + name + "/task/" + tid + "/schedstat", "rb") as f:
+                        ran, waited = f.read().split()[:2]
+                except (OSError, ValueError):
+                    continue
+                threads[tid] = (int(ran) + int(waited)) / 1e9
+        return threads, reaped / clock_tick
+
+    class IdleClock:
+        """The run's idle time so far (see the module docstring), updated by look(): the time since the
+        run began less what its threads ran or waited for a CPU, all of them together, and the CPU of
+        its processes that ended (reaped by the run or by this process). Cumulative, so a wait the kernel
+        adds to a thread's count only once the thread runs again is credited late, not lost; a thread that
+        ended since the previous look counts as busy until this one."""
+
+        def __init__(self, since, cpu_before):
+            self.since = since
+            self.cpu_before = cpu_before
+            self.last = since
+            self.seen = {}  # thread id -> its count at the previous look
+            self.ended = 0.0  # the counts of the threads that ended, each with its allowance
+            self.idle = 0.0
+
+        def look(self):
+            now = monotonic()
+            threads, reaped = live_threads()
+            for tid, count in self.seen.items():
+                if tid not in threads:
+                    self.ended += count + (now - self.last)
+            self.seen = threads
+            self.last = now
+            busy = self.ended + sum(threads.values()) + reaped + (reaped_cpu() - self.cpu_before)
+            self.idle = max(0.0, (now - self.since) - busy)
+            return self.idle
+
     def run_one(header, files, stdin):
         started = monotonic()
         deadline = started + header["limits"]["wall_ms"] / 1000.0
         cpu_limit = header["limits"].get("cpu_ms")
         cpu_limit = None if cpu_limit is None else cpu_limit / 1000.0
+        idle_limit = header["limits"].get("idle_ms")
+        idle_limit = None if idle_limit is None else idle_limit / 1000.0
+        idle_exceeded = False
         cpu_before = reaped_cpu()
         cpu_exceeded = False
         write_files(files)
@@ -329,6 +400,7 @@ def _serve():
         if pid == 0:
             _become_child(header, in_r, data_out, data_err, run_as_main, libc, credit, numpy)
         os.close(in_r)
+        idle_clock = IdleClock(started, cpu_before) if cpu_limit is not None or idle_limit is not None else None
         send_json(b"S", {"pid": pid})
         os.set_blocking(in_w, False)
         poller = select.poll()
@@ -353,6 +425,13 @@ def _serve():
                     timed_out = cpu_exceeded = True
                     break
                 remaining = min(remaining, max(0.01, min(0.25, (cpu_limit - used) / 2)))
+            if idle_clock is not None:
+                idle = idle_clock.look()
+                if idle_limit is not None:
+                    if idle > idle_limit:
+                        timed_out = idle_exceeded = True
+                        break
+                    remaining = min(remaining, max(0.01, min(0.25, idle_limit - idle)))
             for fd, _event in poller.poll(max(1, int(remaining * 1000.0 + 0.999))):
                 if fd == in_w:
                     pending = write_some(os, in_w, pending)
@@ -406,8 +485,10 @@ def _serve():
                 "signal": signal,
                 "timed_out": timed_out,
                 "cpu_exceeded": cpu_exceeded,
+                "idle_exceeded": idle_exceeded,
                 "wall_ms": wall_ms,
                 "cpu_ms": cpu_ms,
+                "idle_ms": None if idle_clock is None else idle_clock.idle * 1000.0,
                 "clean": problem == "",
                 "problem": problem,
                 "marker": marker.hex(),

@@ -68,6 +68,8 @@ export type TestOutcome = {
   wallTimeMs: number;
   /** CPU time (user + system) of the run, when the sandbox measures it. */
   cpuTimeMs?: number;
+  /** Time the run spent sleeping or blocked (neither running nor waiting for a CPU), when measured. */
+  idleTimeMs?: number;
   /** The last {@link STDERR_TAIL_CHARS} characters of the program's stderr (tracebacks of failures). */
   stderrTail: string;
   /** One line for humans: the first failure, or why the run has no result. Empty when PASSED. */
@@ -268,15 +270,21 @@ async function runHarness(
   return interpretHarnessRun(run.result, nonce, limits);
 }
 
-/** The run's CPU time for a {@link TestOutcome}, when the sandbox measured it. */
-const cpuOf = (result: ExecutionResult): { cpuTimeMs?: number } =>
-  result.cpuTimeMs === undefined ? {} : { cpuTimeMs: result.cpuTimeMs };
+/** The run's CPU and idle time for a {@link TestOutcome}, when the sandbox measured them. */
+const cpuOf = (result: ExecutionResult): { cpuTimeMs?: number; idleTimeMs?: number } => ({
+  ...(result.cpuTimeMs === undefined ? {} : { cpuTimeMs: result.cpuTimeMs }),
+  ...(result.idleTimeMs === undefined ? {} : { idleTimeMs: result.idleTimeMs }),
+});
 
-/** Which limit killed a timed-out run: the CPU-time limit, or the wall limit (or backstop). */
+/** Which limit killed a timed-out run: the CPU-time limit, the idle limit, or the wall limit (or backstop). */
 function timeoutDetail(result: ExecutionResult, limits: ExecutionLimits): string {
-  return result.cpuLimitExceeded === true && limits.cpuTimeMs !== undefined
-    ? `killed after the ${limits.cpuTimeMs} ms CPU time limit`
-    : `killed after the ${limits.wallTimeMs} ms wall limit`;
+  if (result.cpuLimitExceeded === true && limits.cpuTimeMs !== undefined) {
+    return `killed after the ${limits.cpuTimeMs} ms CPU time limit`;
+  }
+  if (result.idleLimitExceeded === true && limits.idleTimeMs !== undefined) {
+    return `killed after ${limits.idleTimeMs} ms idle (sleeping or blocked: the idle limit)`;
+  }
+  return `killed after the ${limits.wallTimeMs} ms wall limit`;
 }
 
 function interpretHarnessRun(result: ExecutionResult, nonce: string, limits: ExecutionLimits): TestOutcome {
@@ -512,6 +520,8 @@ export function interpretStdioRun(
   const cpu = cpuOf(result);
   const wallSpent = (label: string) => `${label}: wall budget of ${limits.wallTimeMs} ms spent`;
   const cpuSpent = (label: string) => `${label}: CPU time limit of ${limits.cpuTimeMs} ms spent`;
+  const idleSpent = (label: string) =>
+    `${label}: idle limit of ${limits.idleTimeMs} ms spent (sleeping or blocked)`;
   const byIndex = new Map<number, Record<string, unknown>>();
   let forged = finals.length > 1;
   for (const r of records) {
@@ -551,7 +561,12 @@ export function interpretStdioRun(
       } else if (result.timedOut) {
         failure = {
           verdict: "TIMEOUT",
-          detail: result.cpuLimitExceeded === true ? cpuSpent(label) : wallSpent(label),
+          detail:
+            result.cpuLimitExceeded === true
+              ? cpuSpent(label)
+              : result.idleLimitExceeded === true
+                ? idleSpent(label)
+                : wallSpent(label),
         };
       } else if (result.outputTruncated) {
         failure = { verdict: "RUNTIME_ERROR", detail: `${label}: output limit exceeded` };

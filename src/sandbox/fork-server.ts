@@ -9,8 +9,9 @@
  * cannot take back the harness's records), the output limit is counted here, the wall limit is enforced
  * here too (a fork server stopped or killed by a candidate cannot stretch a run), and a sandbox that dies
  * during a run is killed and replaced, never reused. The fork server's own report only adds precision
- * (exit status, a timeout it enforced first) and the run's CPU time, which only it can measure: with
- * `limits.cpuTimeMs` the CPU time is the time limit (it enforces it) and the wall limit a backstop.
+ * (exit status, a timeout it enforced first) and the run's CPU and idle time, which only it can measure:
+ * with `limits.cpuTimeMs` the CPU time is the time limit (it enforces it, and `limits.idleTimeMs` when
+ * set) and the wall limit a backstop.
  */
 import { constants as osConstants } from "node:os";
 import type { Readable } from "node:stream";
@@ -67,7 +68,7 @@ function encodeRequest(request: ExecutionRequest): Buffer {
     ([path, text]) => [path, Buffer.from(text, "utf8")] as const,
   );
   const stdin = Buffer.from(request.stdin ?? "", "utf8");
-  const { wallTimeMs, cpuTimeMs, memoryBytes, maxProcesses, maxFileBytes } = request.limits;
+  const { wallTimeMs, cpuTimeMs, idleTimeMs, memoryBytes, maxProcesses, maxFileBytes } = request.limits;
   const header = Buffer.from(
     JSON.stringify({
       files: files.map(([path, bytes]) => [path, bytes.length]),
@@ -79,6 +80,7 @@ function encodeRequest(request: ExecutionRequest): Buffer {
         nproc: maxProcesses,
         fsize: maxFileBytes,
         ...(cpuTimeMs === undefined ? {} : { cpu_ms: cpuTimeMs }),
+        ...(idleTimeMs === undefined ? {} : { idle_ms: idleTimeMs }),
       },
     }),
     "utf8",
@@ -307,11 +309,13 @@ export class ForkServer {
             stderr,
             timedOut: (timedOut || report?.timed_out === true) && !cancelled,
             ...(report?.cpu_exceeded === true && !cancelled ? { cpuLimitExceeded: true } : {}),
+            ...(report?.idle_exceeded === true && !cancelled ? { idleLimitExceeded: true } : {}),
             memoryExceeded: exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr),
             outputTruncated: truncated,
             wallTimeMs: wallTime,
             // The fork server's getrusage once the run's every process was reaped (absent: it died).
             ...(typeof report?.cpu_ms === "number" ? { cpuTimeMs: Math.round(report.cpu_ms) } : {}),
+            ...(typeof report?.idle_ms === "number" ? { idleTimeMs: Math.round(report.idle_ms) } : {}),
             cancelled,
           });
         },

@@ -25,6 +25,13 @@ export type ExecutionLimits = {
    * alone. Unlike wall time it does not grow when the machine is busy.
    */
   cpuTimeMs?: number;
+  /**
+   * Idle-time limit of the run: time in which none of its threads ran or waited for a CPU (sleeping,
+   * blocked), when the backend enforces one (the warm fork servers do); absent: none. Like CPU time, and
+   * unlike wall time, it does not grow when the machine is busy: a CPU-starved run waits for a CPU, which
+   * is not idle. It ends a program that sleeps or blocks for ever long before the wall backstop.
+   */
+  idleTimeMs?: number;
   /** Address-space limit of each process (RLIMIT_AS semantics: virtual memory, not resident). */
   memoryBytes: number;
   /** Maximum number of processes and threads alive at once in the sandbox, the runtime's own included. */
@@ -70,10 +77,15 @@ export type ExecutionResult = {
   /** Captured stdout, decoded as UTF-8 (invalid bytes replaced), at most `maxOutputBytes` together with stderr. */
   stdout: string;
   stderr: string;
-  /** Killed because `wallTimeMs` passed, or `cpuTimeMs` (then `cpuLimitExceeded` too). */
+  /**
+   * Killed because `wallTimeMs` passed, or `cpuTimeMs` (then `cpuLimitExceeded` too), or `idleTimeMs`
+   * (then `idleLimitExceeded`).
+   */
   timedOut: boolean;
   /** Killed because the run's CPU time passed `limits.cpuTimeMs` (absent: not, or no CPU limit). */
   cpuLimitExceeded?: boolean;
+  /** Killed because the run's idle time passed `limits.idleTimeMs` (absent: not, or no idle limit). */
+  idleLimitExceeded?: boolean;
   /** The program ran out of memory (allocation failure reported by the runtime, or killed for memory). */
   memoryExceeded: boolean;
   /** Killed because it wrote more than `maxOutputBytes`; the captured output is a prefix. */
@@ -82,6 +94,8 @@ export type ExecutionResult = {
   wallTimeMs: number;
   /** CPU time (user + system) the run used, when the backend measures it. */
   cpuTimeMs?: number;
+  /** Idle time of the run (see `ExecutionLimits.idleTimeMs`), when the backend measures it. */
+  idleTimeMs?: number;
   /** Killed (or never started) because the request's `signal` was aborted. */
   cancelled: boolean;
 };

@@ -27,7 +27,7 @@ export class DirectoryGateCache implements GateCache {
       return typeof record.goldVerdict === "string" &&
         typeof record.corruptedVerdict === "string" &&
         typeof record.goldWallMs === "number"
-        ? (record as GateRecord)
+        ? ({ goldCpuMs: null, goldIdleMs: null, ...record } as GateRecord)
         : undefined;
     } catch {
       return undefined;

@@ -159,16 +159,8 @@ async function gateStore(
     if (verdict === undefined) continue;
     if (verdict.fromCache) remembered += 1;
     if (verdict.usable) {
-      expected.set(task.taskId, verdict.goldCpuMs ?? verdict.goldWallMs);
-      limits.set(
-        task.taskId,
-        calibratedLimits(
-          base,
-          { wallMs: verdict.goldWallMs, cpuMs: verdict.goldCpuMs },
-          config.tasks.calibration,
-          share,
-        ),
-      );
+      expected.set(task.taskId, verdict.gold.cpuMs ?? verdict.gold.wallMs);
+      limits.set(task.taskId, calibratedLimits(base, verdict.gold, config.tasks.calibration, share));
     } else {
       refused.set(task.taskId, verdict.reason);
     }
@@ -187,8 +179,9 @@ async function gateStore(
 function gateKey(task: StoredTask, config: Config, limits: ExecutionLimits): string {
   const content = JSON.stringify([
     // 2: the gold is timed with the calibration's ceilings and the corrupted program runs with the
-    // task's calibrated limits, so the calibration decides verdicts too.
-    "minedit-gate/2",
+    // task's calibrated limits, so the calibration decides verdicts too. 3: the gold's idle time is
+    // recorded (it calibrates the idle limit).
+    "minedit-gate/3",
     HARNESS_DIGEST,
     config.sandbox.pythonPath,
     config.tasks.calibration,

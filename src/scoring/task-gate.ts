@@ -22,10 +22,20 @@ export type GateRecord = {
   goldVerdict: TestOutcome["verdict"];
   goldDetail: string;
   corruptedVerdict: TestOutcome["verdict"];
-  /** The gold run's wall time and, when the sandbox reports it, its CPU time. */
+  /** The gold run's wall time and, when the sandbox reports them, its CPU and idle time. */
   goldWallMs: number;
   goldCpuMs: number | null;
+  goldIdleMs: number | null;
 };
+
+/** How long a gold took: wall time, and CPU and idle time when the sandbox measured them (else null). */
+export type GoldTiming = { wallMs: number; cpuMs: number | null; idleMs: number | null };
+
+const timingOf = (record: GateRecord): GoldTiming => ({
+  wallMs: record.goldWallMs,
+  cpuMs: record.goldCpuMs,
+  idleMs: record.goldIdleMs,
+});
 
 /** Where gate records are kept between starts; keys are content hashes (see gate-cache.ts). */
 export interface GateCache {
@@ -35,7 +45,7 @@ export interface GateCache {
 
 /** A task the gate lets through, with the gold's timing, or the reason it is refused. */
 export type GateVerdict =
-  | { usable: true; goldWallMs: number; goldCpuMs: number | null; fromCache: boolean }
+  | { usable: true; gold: GoldTiming; fromCache: boolean }
   | { usable: false; reason: string; fromCache: boolean };
 
 export type GateOptions = {
@@ -45,7 +55,7 @@ export type GateOptions = {
   measuring: ExecutionLimits;
   /** The limits the task would be served with, from its gold's timing ({@link calibratedLimits}); the
    * corrupted program runs with them (it must fail as it would when served). */
-  served(gold: { wallMs: number; cpuMs: number | null }): ExecutionLimits;
+  served(gold: GoldTiming): ExecutionLimits;
   cache: GateCache;
   /** The content key of a task (its programs, tests, runtime and what runs them). */
   keyOf(task: StoredTask): string;
@@ -57,11 +67,13 @@ export type GateOptions = {
 
 /**
  * Whether a gold that took `gold` fits `limits` (its calibrated ones): its CPU time within the CPU limit
- * and its wall time within the wall limit. Only a gold slower than the calibration's ceilings does not.
+ * its idle time within the idle limit, and its wall time within the wall limit. Only a gold slower than
+ * the calibration's ceilings does not.
  */
-export function goldFits(gold: { wallMs: number; cpuMs: number | null }, limits: ExecutionLimits): boolean {
+export function goldFits(gold: GoldTiming, limits: ExecutionLimits): boolean {
   const cpuFits = limits.cpuTimeMs === undefined || (gold.cpuMs ?? gold.wallMs) <= limits.cpuTimeMs;
-  return cpuFits && gold.wallMs <= limits.wallTimeMs;
+  const idleFits = limits.idleTimeMs === undefined || (gold.idleMs ?? 0) <= limits.idleTimeMs;
+  return cpuFits && idleFits && gold.wallMs <= limits.wallTimeMs;
 }
 
 /**
@@ -73,10 +85,13 @@ export function refusal(record: GateRecord, served?: ExecutionLimits): string | 
   if (record.goldVerdict !== "PASSED") {
     return `the gold program does not pass its own tests (${record.goldVerdict}${record.goldDetail === "" ? "" : `: ${record.goldDetail}`})`;
   }
-  if (served !== undefined && !goldFits({ wallMs: record.goldWallMs, cpuMs: record.goldCpuMs }, served)) {
+  if (served !== undefined && !goldFits(timingOf(record), served)) {
     const cpu = record.goldCpuMs === null ? "" : `, ${record.goldCpuMs} ms of CPU`;
-    const limit = served.cpuTimeMs === undefined ? "" : `${served.cpuTimeMs} ms of CPU, `;
-    return `the gold program needs ${record.goldWallMs} ms${cpu}: more than the limits the calibration allows it (${limit}${served.wallTimeMs} ms wall)`;
+    const idle = record.goldIdleMs === null ? "" : `, ${record.goldIdleMs} ms idle`;
+    const limit =
+      (served.cpuTimeMs === undefined ? "" : `${served.cpuTimeMs} ms of CPU, `) +
+      (served.idleTimeMs === undefined ? "" : `${served.idleTimeMs} ms idle, `);
+    return `the gold program needs ${record.goldWallMs} ms${cpu}${idle}: more than the limits the calibration allows it (${limit}${served.wallTimeMs} ms wall)`;
   }
   if (record.corruptedVerdict === "PASSED") {
     return "the corrupted program already passes the tests: there is nothing to repair";
@@ -107,7 +122,11 @@ async function gateOne(task: StoredTask, options: GateOptions): Promise<GateVerd
   const corrupted = await options.runTests(
     task,
     task.corrupted,
-    options.served({ wallMs: gold.wallTimeMs, cpuMs: gold.cpuTimeMs ?? null }),
+    options.served({
+      wallMs: gold.wallTimeMs,
+      cpuMs: gold.cpuTimeMs ?? null,
+      idleMs: gold.idleTimeMs ?? null,
+    }),
   );
   for (const [which, outcome] of [
     ["gold", gold],
@@ -128,15 +147,16 @@ async function gateOne(task: StoredTask, options: GateOptions): Promise<GateVerd
     corruptedVerdict: corrupted.verdict,
     goldWallMs: gold.wallTimeMs,
     goldCpuMs: gold.cpuTimeMs ?? null,
+    goldIdleMs: gold.idleTimeMs ?? null,
   };
   await options.cache.set(key, record);
   return verdictOf(record, false, options);
 }
 
 function verdictOf(record: GateRecord, fromCache: boolean, options: GateOptions): GateVerdict {
-  const reason = refusal(record, options.served({ wallMs: record.goldWallMs, cpuMs: record.goldCpuMs }));
+  const reason = refusal(record, options.served(timingOf(record)));
   return reason === null
-    ? { usable: true, goldWallMs: record.goldWallMs, goldCpuMs: record.goldCpuMs, fromCache }
+    ? { usable: true, gold: timingOf(record), fromCache }
     : { usable: false, reason, fromCache };
 }
 
@@ -165,13 +185,15 @@ export function measuringLimits(
 /**
  * A task's limits from its gold's timing: `max(floor, factor × gold)`, capped at the configured ceiling.
  * Where the configured limits count CPU time (`base.cpuTimeMs`), that is the CPU limit (from the gold's
- * CPU time; its wall time when the sandbox did not measure the CPU, never less), and the wall limit is
- * only the backstop of {@link wallBackstopMs} for `share` (at least the gold's scaled wall time); without
- * it the scaled wall time is the limit. Memory, processes and output stay as configured.
+ * CPU time; its wall time when the sandbox did not measure the CPU, never less), the gold's idle time
+ * scaled with the wall floor and ceiling is the idle limit (when the sandbox measured it: a candidate that
+ * sleeps or blocks for ever ends there, whatever the load), and the wall limit is only the backstop of
+ * {@link wallBackstopMs} for `share` (at least the gold's scaled wall time); without it the scaled wall
+ * time is the limit. Memory, processes and output stay as configured.
  */
 export function calibratedLimits(
   base: ExecutionLimits,
-  gold: { wallMs: number; cpuMs: number | null },
+  gold: GoldTiming,
   calibration: CalibrationConfig,
   share: { concurrency: number; cores: number } = { concurrency: 1, cores: 1 },
 ): ExecutionLimits {
@@ -183,6 +205,9 @@ export function calibratedLimits(
     const cpuTimeMs = scale(gold.cpuMs ?? gold.wallMs, calibration.cpuFloorMs, calibration.cpuCeilingMs);
     limits.cpuTimeMs = cpuTimeMs;
     limits.wallTimeMs = wallBackstopMs(cpuTimeMs, share.concurrency, share.cores, wallTimeMs);
+    if (gold.idleMs !== null) {
+      limits.idleTimeMs = scale(gold.idleMs, calibration.wallFloorMs, calibration.wallCeilingMs);
+    }
   }
   return limits;
 }

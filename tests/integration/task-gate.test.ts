@@ -176,17 +176,43 @@ describe("calibration and refusal rules", () => {
   const calibration = parseConfig({}).tasks.calibration;
 
   it("max(floor, factor × gold), capped at the ceiling; the CPU limit only where the sandbox has one", () => {
-    expect(calibratedLimits(base, { wallMs: 40, cpuMs: null }, calibration).wallTimeMs).toBe(3000);
-    expect(calibratedLimits(base, { wallMs: 2000, cpuMs: null }, calibration).wallTimeMs).toBe(8000);
-    expect(calibratedLimits(base, { wallMs: 30_000, cpuMs: null }, calibration).wallTimeMs).toBe(60_000);
-    expect(calibratedLimits(base, { wallMs: 2000, cpuMs: 500 }, calibration).cpuTimeMs).toBeUndefined();
+    expect(calibratedLimits(base, { wallMs: 40, cpuMs: null, idleMs: null }, calibration).wallTimeMs).toBe(
+      3000,
+    );
+    expect(calibratedLimits(base, { wallMs: 2000, cpuMs: null, idleMs: null }, calibration).wallTimeMs).toBe(
+      8000,
+    );
+    expect(
+      calibratedLimits(base, { wallMs: 30_000, cpuMs: null, idleMs: null }, calibration).wallTimeMs,
+    ).toBe(60_000);
+    expect(
+      calibratedLimits(base, { wallMs: 2000, cpuMs: 500, idleMs: null }, calibration).cpuTimeMs,
+    ).toBeUndefined();
     const withCpu = calibratedLimits(
       { ...base, cpuTimeMs: 10_000 },
-      { wallMs: 2000, cpuMs: 500 },
+      { wallMs: 2000, cpuMs: 500, idleMs: null },
       calibration,
     );
     expect(withCpu.cpuTimeMs).toBe(2000);
+    expect(withCpu.idleTimeMs).toBeUndefined(); // the sandbox did not measure the gold's idle time
     expect(withCpu.memoryBytes).toBe(base.memoryBytes);
+  });
+
+  it("the idle limit: the gold's idle time scaled with the wall floor and ceiling, only with a CPU limit", () => {
+    const withCpu = { ...base, cpuTimeMs: 10_000 };
+    const idle = (idleMs: number) =>
+      calibratedLimits(withCpu, { wallMs: 2000, cpuMs: 500, idleMs }, calibration).idleTimeMs;
+    expect(idle(5)).toBe(3000);
+    expect(idle(5000)).toBe(20_000);
+    expect(idle(45_000)).toBe(60_000);
+    // Without a CPU limit the wall limit is the time limit: no idle limit.
+    expect(
+      calibratedLimits(base, { wallMs: 2000, cpuMs: 500, idleMs: 5 }, calibration).idleTimeMs,
+    ).toBeUndefined();
+    // The wall backstop is unchanged by it.
+    expect(calibratedLimits(withCpu, { wallMs: 2000, cpuMs: 500, idleMs: 5 }, calibration).wallTimeMs).toBe(
+      calibratedLimits(withCpu, { wallMs: 2000, cpuMs: 500, idleMs: null }, calibration).wallTimeMs,
+    );
   });
 
   it("the gold is timed with the ceilings (CPU with its wall backstop, or wall), never below the configured limits", () => {
@@ -200,25 +226,30 @@ describe("calibration and refusal rules", () => {
   it("a gold that passes only with the measuring limits, slower than the ceilings allow, is refused", () => {
     const withCpu = { ...base, cpuTimeMs: 10_000 };
     // BigCodeBench/195: 45 s of waiting, 0.1 s of CPU — within the 60 s wall ceiling: served.
-    const waits = { wallMs: 45_000, cpuMs: 100 };
+    const waits = { wallMs: 45_000, cpuMs: 100, idleMs: 44_800 };
     expect(goldFits(waits, calibratedLimits(withCpu, waits, calibration))).toBe(true);
     // BigCodeBench/1104: 73 s of waiting — beyond the wall ceiling: the server would judge its gold TIMEOUT.
-    const waitsLonger = { wallMs: 73_000, cpuMs: 200 };
+    const waitsLonger = { wallMs: 73_000, cpuMs: 200, idleMs: 72_700 };
     const served = calibratedLimits(withCpu, waitsLonger, calibration);
     expect(goldFits(waitsLonger, served)).toBe(false);
     const record = { goldVerdict: "PASSED", goldDetail: "", corruptedVerdict: "FAILED_TESTS" } as const;
-    expect(refusal({ ...record, goldWallMs: 73_000, goldCpuMs: 200 }, served)).toMatch(
-      /^the gold program needs 73000 ms, 200 ms of CPU: more than the limits the calibration allows it \(1000 ms of CPU, 60000 ms wall\)$/,
+    expect(refusal({ ...record, goldWallMs: 73_000, goldCpuMs: 200, goldIdleMs: 72_700 }, served)).toMatch(
+      /^the gold program needs 73000 ms, 200 ms of CPU, 72700 ms idle: more than the limits the calibration allows it \(1000 ms of CPU, 60000 ms idle, 60000 ms wall\)$/,
     );
+    // Idle beyond the ceiling alone (a wall backstop that would still allow it) is refused too.
+    const sleepsLong = { wallMs: 50_000, cpuMs: 9000, idleMs: 70_000 };
+    const wide = calibratedLimits(withCpu, sleepsLong, calibration, { concurrency: 16, cores: 2 });
+    expect(wide.wallTimeMs).toBeGreaterThan(sleepsLong.idleMs);
+    expect(goldFits(sleepsLong, wide)).toBe(false);
     // 54 s of CPU (BigCodeBench/102) fits the 60 s CPU ceiling.
-    const busy = { wallMs: 98_000, cpuMs: 54_000 };
+    const busy = { wallMs: 98_000, cpuMs: 54_000, idleMs: 300 };
     expect(goldFits(busy, calibratedLimits(withCpu, busy, calibration, { concurrency: 2, cores: 2 }))).toBe(
       true,
     );
   });
 
   it("a task is usable when its gold passes and its corrupted program does not", () => {
-    const record = { goldDetail: "", goldWallMs: 1, goldCpuMs: null };
+    const record = { goldDetail: "", goldWallMs: 1, goldCpuMs: null, goldIdleMs: null };
     expect(refusal({ ...record, goldVerdict: "PASSED", corruptedVerdict: "FAILED_TESTS" })).toBeNull();
     expect(refusal({ ...record, goldVerdict: "PASSED", corruptedVerdict: "TIMEOUT" })).toBeNull();
     expect(refusal({ ...record, goldVerdict: "TIMEOUT", corruptedVerdict: "FAILED_TESTS" })).toMatch(

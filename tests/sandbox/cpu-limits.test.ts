@@ -5,7 +5,9 @@
  * (2 in CI: 16 is 8× oversubscribed, the load itself): a CPU-bound program within its limit stays PASSED,
  * a busy loop is TIMEOUT by CPU, a program that sleeps within the backstop is PASSED (sleep burns no CPU),
  * one that sleeps forever is TIMEOUT by the backstop alone. The outcome carries the run's CPU time and
- * names the limit that stopped it; stdio cases share the CPU limit as CPU time.
+ * names the limit that stopped it; stdio cases share the CPU limit as CPU time. The idle limit (time
+ * neither running nor waiting for a CPU) stops a sleeping program long before the backstop, and a
+ * CPU-starved program (8× oversubscribed: alone, in a thread, in subprocesses) is never idle.
  */
 import { availableParallelism } from "node:os";
 import { afterAll, describe, expect, test } from "vitest";
@@ -168,4 +170,88 @@ describe("CPU-time limits", () => {
     expect(r.wallTimeMs).toBeGreaterThanOrEqual(limits.wallTimeMs);
     expect(r.cpuTimeMs).toBeLessThan(300);
   }, 30_000);
+
+  test("the idle limit stops a program that sleeps for ever; CPU-starved runs never reach it (concurrency 16)", async () => {
+    const sandbox = await createWarmSandbox(16);
+    opened.push(sandbox);
+    const limits = { ...DEFAULT_LIMITS, cpuTimeMs: 5000, idleTimeMs: 1000, wallTimeMs: 60_000 };
+    const loop = "s = 0\nfor i in range(8_000_000):\n    s += i\n";
+    const programs: [string, string][] = [
+      ["cpu", loop],
+      [
+        "thread",
+        `import threading\ndef w():\n${loop.trimEnd().replace(/^/gm, "    ")}\nt = threading.Thread(target=w)\nt.start()\nt.join()\n`,
+      ],
+      [
+        "subprocess",
+        `import subprocess, sys\nsubprocess.run([sys.executable, '-c', ${JSON.stringify(loop)}])\n`,
+      ],
+      [
+        "short subprocesses",
+        "import subprocess, sys\nfor _ in range(20):\n    subprocess.run([sys.executable, '-c', 'pass'])\n",
+      ],
+      ["sleeps within", "import time\ntime.sleep(0.5)\n"],
+      ["sleeps for ever", "import time\ntime.sleep(3600)\n"],
+    ];
+    const runs = programs.flatMap((p) => [p, p, p]);
+    const results = await Promise.all(
+      runs.map(async ([kind, code]) => ({
+        kind,
+        r: await sandbox.run({ files: {}, argv: ["python3", "-s", "-c", code], limits }),
+      })),
+    );
+    for (const { kind, r } of results) {
+      const label = `${kind}: wall ${r.wallTimeMs} ms, cpu ${r.cpuTimeMs} ms, idle ${r.idleTimeMs} ms`;
+      expect(r.idleTimeMs, label).toBeDefined();
+      if (kind === "sleeps for ever") {
+        expect(r, label).toMatchObject({ timedOut: true, idleLimitExceeded: true });
+        // Stopped by the idle limit, not by the wall backstop a minute later.
+        expect(r.wallTimeMs, label).toBeLessThan(5000);
+      } else {
+        expect(r.exitCode, label).toBe(0);
+        expect(r.timedOut, label).toBe(false);
+        expect(r.idleLimitExceeded ?? false, label).toBe(false);
+      }
+      if (kind === "sleeps within") expect(r.idleTimeMs, label).toBeGreaterThanOrEqual(400);
+      if (kind === "cpu" || kind === "thread" || kind === "subprocess") {
+        // Starved: most of the wall time waiting for a CPU, none of it idle.
+        expect(r.idleTimeMs ?? 0, label).toBeLessThan(300);
+      }
+    }
+    const cpuBound = results.filter(({ kind }) => kind === "cpu").map(({ r }) => r.wallTimeMs);
+    console.log(
+      `idle limit at concurrency 16 on ${CORES} cores: CPU-bound runs took ${cpuBound.join(", ")} ms wall`,
+    );
+  }, 120_000);
+
+  test("the outcome names the idle limit, and a gold's idle time is reported", async () => {
+    const sandbox = await createWarmSandbox(1);
+    opened.push(sandbox);
+    const limits = { ...DEFAULT_LIMITS, cpuTimeMs: 1000, idleTimeMs: 800, wallTimeMs: 30_000 };
+    const asleep = await runPythonTests(
+      sandbox,
+      "import time\ndef f():\n    time.sleep(3600)\n",
+      TESTS,
+      limits,
+    );
+    expect(asleep.verdict).toBe("TIMEOUT");
+    expect(asleep.detail).toContain("killed after 800 ms idle (sleeping or blocked: the idle limit)");
+    const naps = await runPythonTests(
+      sandbox,
+      "import time\ndef f():\n    time.sleep(0.6)\n    return 1\n",
+      TESTS,
+      limits,
+    );
+    expect(naps.verdict, naps.detail).toBe("PASSED");
+    // Counted to the fork server's last look (at most 250 ms before the end).
+    expect(naps.idleTimeMs).toBeGreaterThanOrEqual(300);
+    const stdio = await runPythonTests(
+      sandbox,
+      "import time\nif input() == '2':\n    time.sleep(3600)\nprint('ok')\n",
+      { style: "stdio", cases: ["1", "2"].map((n) => ({ input: `${n}\n`, output: "ok\n" })) },
+      limits,
+    );
+    expect(stdio).toMatchObject({ verdict: "TIMEOUT", testsPassed: 1 });
+    expect(stdio.detail).toMatch(/^case 2: idle limit of 800 ms spent/);
+  }, 60_000);
 });
