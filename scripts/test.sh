@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-system.sh
+source scripts/ensure-docker.sh
 npm ci --no-audit --no-fund --loglevel=error
 npm run build
 npm run typecheck

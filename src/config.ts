@@ -181,7 +181,36 @@ export const ServerConfigSchema = z.strictObject({
 export type ServerConfig = z.output<typeof ServerConfigSchema>;
 
 /** Test execution (SPEC §2.6): the embedded bubblewrap sandbox and its per-run limits. */
+/** The Docker backend's settings (docs/sandbox.md#docker; src/sandbox/docker.ts). */
+export const DockerConfigSchema = z.strictObject({
+  /** The daemon's socket. */
+  socketPath: z.string().min(1).default("/var/run/docker.sock"),
+  /**
+   * The image of each task runtime, pinned by ID (`sha256:…`, what sandbox/docker/build-image.sh prints);
+   * checked at start-up. A runtime without one is refused at load, like one that is not installed.
+   */
+  images: z
+    .record(z.string(), z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected an image ID, sha256:…"))
+    .default({}),
+  /** The OCI runtime of every container: "runsc" for gVisor (the daemon must know it); absent: runc. */
+  ociRuntime: z.string().min(1).optional(),
+  /** cgroup memory limit (memory + swap) of each container: the fork server, its imports and one run. */
+  containerMemoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 * 1024 * 1024),
+  /** CPU quota of each container, in CPUs. */
+  cpusPerContainer: z.number().positive().default(1),
+});
+
 export const SandboxConfigSchema = z.strictObject({
+  /**
+   * Where candidates run: "bwrap" (bubblewrap, embedded: nothing to start) or "docker" (a container per
+   * execution slot through the Docker daemon, `docker` below; optionally gVisor's runsc).
+   */
+  backend: z.enum(["bwrap", "docker"]).default("bwrap"),
+  docker: DockerConfigSchema.prefault({}),
   /** The CPython that runs candidates, exposed inside the sandbox as `python3`. */
   pythonPath: z.string().min(1).default("/usr/bin/python3"),
   /** Wall-clock limit of one test program (each stdio case is its own program); with `cpuTimeMs`, the

@@ -6,15 +6,24 @@ needs, and then serves one execution at a time by fork(): the child becomes `pyt
 (or `python3 -s FILE ARGS`) with its own stdio pipes and limits, and afterwards this process returns the
 sandbox to the state of a fresh one.
 
-Usage, inside a bwrap sandbox only (it refuses to run unless it is pid 2 of a pid namespace whose init
-is bwrap):  python3 -s -c <this source> SETTINGS OUT_FD ERR_FD
-    SETTINGS  JSON {"preload": [...], "runtime": [...], "dirs": [...]}: the harness's modules and the task
-             runtime's (src/sandbox/runtimes.ts), imported up front in that order, and the directories
-             (relative to /tmp) every run of the runtime finds empty in its scratch.
+Usage, inside a bwrap sandbox (it refuses to run unless it is pid 2 of a pid namespace whose init is
+bwrap):  python3 -s -c <this source> SETTINGS OUT_FD ERR_FD
+or as the init of a container (src/sandbox/docker.ts; it refuses unless it is pid 1):
+         python3 -s -c <this source> SETTINGS docker SOCKET
+    SETTINGS  JSON {"preload": [...], "runtime": [...], "dirs": [...], "gvisor"?: true}: the harness's
+             modules and the task runtime's (src/sandbox/runtimes.ts), imported up front in that order,
+             the directories (relative to /tmp) every run of the runtime finds empty in its scratch, and
+             whether the kernel is gVisor's (docker.ts with runsc; see RLIMIT_MSGQUEUE below).
     OUT_FD, ERR_FD  pipes to the server: every program's stdout and stderr, written there directly by
              the program (not relayed: a program that kills this process cannot take back what it wrote,
              e.g. the harness's `ready` record, which decides between a failure and an infrastructure error).
     /tmp/harness.py  the test harness; loaded (not run) for its _run_as_main and _write_some, then deleted.
+    docker SOCKET  the control channel is the unix socket SOCKET (the server's, bind-mounted read-only;
+             it accepts this one connection and no other), where the harness arrives first (H, its
+             source); the output pipes are this container's own stdout and stderr (fds 1 and 2, which
+             Docker's attach stream carries to the server), so the program writes straight into them as
+             under bwrap. As pid 1 the namespace's orphans are reaped here anyway, and kill(-1) reaches
+             every other process.
 
 Control channel: requests on fd 0, replies on fd 1, both moved to private fds at start (0 and 1 then
 point at /dev/null, so nothing reaches the channel by accident). A frame is 1 byte kind, 4 bytes
@@ -84,7 +93,8 @@ What makes each execution see what a fresh sandbox would:
   processes on a busy machine looks idle while they wait). The limit is calibrated from the gold (4 × its
   idle time, at least 3 s), which leaves room for both. Past `idle_ms` the run is killed
   ("idle_exceeded", "timed_out"): a program that sleeps or blocks for ever ends long before the wall
-  backstop. "idle_ms" is the count (to the last look: at most one interval short).
+  backstop. "idle_ms" is the count (to the last look: at most one interval short); null where the
+  kernel has no schedstat (gVisor), where neither is measured nor enforced.
 - Threads: fork() copies only the calling thread, so a preload that leaves a thread running is refused
   (the sandbox then does not start, and the server says why).
 """
@@ -107,28 +117,67 @@ def _serve():
         os.write(2, ("forkserver: " + message + "\n").encode())
         os._exit(3)
 
+    docker = sys.argv[2:3] == ["docker"]
     try:
         with open("/proc/1/comm", "rb") as f:
             init = f.read().strip()
     except OSError:
         init = b""
-    # kill(-1) below must only ever reach a sandbox's processes: refuse to run anywhere else.
-    if os.getpid() != 2 or init != b"bwrap":
+    # kill(-1) below must only ever reach a sandbox's processes: refuse to run anywhere else. The init of
+    # a pid namespace is never the host's init here, so pid 1 means a namespace of its own.
+    if docker:
+        if os.getpid() != 1:
+            fatal("refusing to run outside a container (must be its pid 1)")
+        # The name the harness's _kill_others knows a sandbox's init by (as "bwrap" under bwrap).
+        libc.prctl(15, b"minedit-init", 0, 0, 0)  # PR_SET_NAME
+    elif os.getpid() != 2 or init != b"bwrap":
         fatal("refusing to run outside a bwrap sandbox (must be pid 2 under bwrap)")
     if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
         fatal("prctl(PR_SET_DUMPABLE, 0) failed")
-    if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+    if not docker and libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
         fatal("prctl(PR_SET_CHILD_SUBREAPER, 1) failed")
 
     harness = {"__name__": "minedit_harness", "__builtins__": __builtins__}
-    with open("/tmp/harness.py", encoding="utf-8") as f:
-        exec(compile(f.read(), "harness.py", "exec"), harness)
-    os.remove("/tmp/harness.py")
+    if docker:
+        import socket
+
+        control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            control.connect(sys.argv[3])
+        except OSError as e:
+            fatal("cannot reach the server's control socket: " + str(e))
+        # The channel becomes fds 0 and 1, as bwrap's pipes are; 1 and 2 first become the output pipes.
+        data_out = os.dup(1)
+        data_err = os.dup(2)
+        os.dup2(control.fileno(), 0)
+        os.dup2(control.fileno(), 1)
+        control.close()
+
+        def read_fully(size):
+            parts = []
+            while size:
+                chunk = os.read(0, min(size, 1 << 20))
+                if not chunk:
+                    fatal("the harness frame was cut short")
+                parts.append(chunk)
+                size -= len(chunk)
+            return b"".join(parts)
+
+        head = read_fully(5)
+        if head[:1] != b"H":
+            fatal("expected the harness frame first")
+        exec(compile(read_fully(int.from_bytes(head[1:], "big")).decode("utf-8"), "harness.py", "exec"), harness)
+    else:
+        with open("/tmp/harness.py", encoding="utf-8") as f:
+            exec(compile(f.read(), "harness.py", "exec"), harness)
+        os.remove("/tmp/harness.py")
     run_as_main = harness["_run_as_main"]
     write_some = harness["_write_some"]
     settings = json.loads(sys.argv[1])
-    data_out = int(sys.argv[2])
-    data_err = int(sys.argv[3])
+    gvisor = settings.get("gvisor") is True
+    if not docker:
+        data_out = int(sys.argv[2])
+        data_err = int(sys.argv[3])
     scratch_dirs = ["/tmp/" + d for d in settings["dirs"]]
     for path in scratch_dirs:
         os.makedirs(path, exist_ok=True)
@@ -332,6 +381,10 @@ def _serve():
             total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
         return total / clock_tick
 
+    # gVisor (runsc) has no schedstat: there the idle time is not measured and its limit not enforced
+    # (the wall backstop still is).
+    schedstat = os.path.exists("/proc/self/task/%d/schedstat" % os.getpid())
+
     def live_threads():
         """({thread id: seconds it ran or waited to run} for every live thread of the sandbox's processes
         (this one and init excepted), from /proc/PID/task/TID/schedstat; the CPU seconds of the children
@@ -398,9 +451,10 @@ def _serve():
         in_r, in_w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _become_child(header, in_r, data_out, data_err, run_as_main, libc, credit, numpy)
+            _become_child(header, in_r, data_out, data_err, run_as_main, libc, credit, numpy, gvisor)
         os.close(in_r)
-        idle_clock = IdleClock(started, cpu_before) if cpu_limit is not None or idle_limit is not None else None
+        measure_idle = schedstat and (cpu_limit is not None or idle_limit is not None)
+        idle_clock = IdleClock(started, cpu_before) if measure_idle else None
         send_json(b"S", {"pid": pid})
         os.set_blocking(in_w, False)
         poller = select.poll()
@@ -425,7 +479,7 @@ def _serve():
                     timed_out = cpu_exceeded = True
                     break
                 remaining = min(remaining, max(0.01, min(0.25, (cpu_limit - used) / 2)))
-            if idle_clock is not None:
+            if idle_clock is not None:  # (measured: with a CPU or idle limit, where schedstat exists)
                 idle = idle_clock.look()
                 if idle_limit is not None:
                     if idle > idle_limit:
@@ -531,7 +585,7 @@ def _serve():
             os._exit(0)
 
 
-def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy):
+def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy, gvisor):
     """In the forked child: take the request's stdio, limits and a session of its own, then run its argv as
     `python3 -s` would. Never returns; exit status 125 when the set-up itself fails (before candidate code:
     the harness then never reports `ready`, which the runner scores as an infrastructure error). `credit`:
@@ -569,7 +623,12 @@ def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy):
             hard = resource.getrlimit(which)[1]
             if hard != resource.RLIM_INFINITY:
                 value = min(value, hard)
-            resource.setrlimit(which, (value, value))
+            try:
+                resource.setrlimit(which, (value, value))
+            except (OSError, ValueError):
+                # gVisor (runsc) refuses to set RLIMIT_MSGQUEUE at all; everything else must hold.
+                if which != resource.RLIMIT_MSGQUEUE or not gvisor:
+                    raise
         if limits.get("cpu_ms") is not None:
             # Whole seconds, a backstop only (SIGXCPU, then SIGKILL a second later): the fork server
             # measures and enforces the limit itself.

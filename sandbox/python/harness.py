@@ -2222,8 +2222,8 @@ def _kill_others(os, pid):
 
     As pid 1 or 2 (the harness run directly by bwrap, or as a container's init) that is exactly kill(-1).
     Deeper in a tree (a fork server's child) the processes are listed from /proc — but only in a bwrap pid
-    namespace (its init is `bwrap`): the harness run by hand on a host never signals anything but its own
-    case's process group."""
+    namespace (its init is `bwrap`) or a container whose init is the fork server (`minedit-init`): the
+    harness run by hand on a host never signals anything but its own case's process group."""
     try:
         os.killpg(pid, 9)
     except OSError:
@@ -2236,7 +2236,8 @@ def _kill_others(os, pid):
         return
     try:
         with open("/proc/1/comm", "rb") as f:
-            if f.read().strip() != b"bwrap":
+            # The init of a bwrap sandbox, or the fork server as a container's init (forkserver.py).
+            if f.read().strip() not in (b"bwrap", b"minedit-init"):
                 return
     except OSError:
         return

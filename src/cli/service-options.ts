@@ -28,6 +28,7 @@ export const SERVICE_FLAGS = {
   threads: { type: "string" },
   "no-exec": { type: "boolean" },
   "no-warm": { type: "boolean" },
+  sandbox: { type: "string" },
   "auth-token": { type: "string" },
   "openrlhf-port": { type: "string" },
   "metrics-port": { type: "string" },
@@ -50,6 +51,10 @@ export const SERVICE_FLAGS_HELP = `  --config FILE.json   configuration object (
   --no-exec            do not run tests: every program that parses counts as passing
   --no-warm            start a fresh sandbox and interpreter for every execution (slower, same results;
                        default: warm interpreters, one fork server per concurrent execution)
+  --sandbox bwrap|docker
+                       where candidates run (default bwrap: bubblewrap, nothing to start); docker: one
+                       hardened container per execution slot through the Docker daemon, images from
+                       sandbox/docker/build-image.sh pinned in sandbox.docker.images (docs/sandbox.md#docker)
   --queue redis://HOST:PORT
                        hand each distinct execution to the workers of this BullMQ queue (\`minedit worker\`)
                        instead of running it here; metrics and rewards stay here (docs/deploy.md)
@@ -64,6 +69,7 @@ export type ServiceFlagValues = {
   threads?: string;
   "no-exec"?: boolean;
   "no-warm"?: boolean;
+  sandbox?: string;
   "auth-token"?: string;
   "openrlhf-port"?: string;
   "metrics-port"?: string;
@@ -140,6 +146,7 @@ export async function serviceConfig(
   if (values.port !== undefined) section("server").port = integer("port", values.port);
   if (values["auth-token"] !== undefined) section("server").authToken = values["auth-token"];
   if (values["no-warm"] === true) section("sandbox").warmInterpreters = false;
+  if (values.sandbox !== undefined) section("sandbox").backend = values.sandbox;
   if (values["openrlhf-port"] !== undefined)
     section("server").openrlhfPort = integer("openrlhf-port", values["openrlhf-port"]);
   if (values["metrics-port"] !== undefined)

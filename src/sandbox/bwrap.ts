@@ -105,10 +105,10 @@ const ETC_PATHS = ["/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
  */
 const JDK_ETC_DIR = /^java-\d+-openjdk$/;
 /** Where the configured interpreter appears inside. */
-const SANDBOX_BIN = "/opt/minedit/bin";
-const SCRATCH = "/tmp";
+export const SANDBOX_BIN = "/opt/minedit/bin";
+export const SCRATCH = "/tmp";
 /** Size of /dev/shm (POSIX semaphores and shared memory, e.g. `multiprocessing`). */
-const SHM_BYTES = 64 * 1024 * 1024;
+export const SHM_BYTES = 64 * 1024 * 1024;
 /** The uid/gid the program sees (mapped to the host uid bwrap runs as). */
 const INNER_ID = "65534";
 
@@ -117,7 +117,7 @@ const INNER_ID = "65534";
  * iteration order (and so test outcomes) are reproducible; single-threaded BLAS so a numpy import fits the
  * address-space limit on many-core hosts and runs are comparable.
  */
-const SANDBOX_ENV: Readonly<Record<string, string>> = {
+export const SANDBOX_ENV: Readonly<Record<string, string>> = {
   PATH: `${SANDBOX_BIN}:/usr/local/bin:/usr/bin:/bin`,
   HOME: SCRATCH,
   TMPDIR: SCRATCH,
@@ -170,7 +170,7 @@ function unavailable(message: string): MineditError {
 }
 
 /** Scratch-relative path check: no absolute paths, no `..`, no empty segments. */
-function checkRelativePath(path: string): string[] {
+export function checkRelativePath(path: string): string[] {
   const parts = path.split("/");
   if (path === "" || path.startsWith("/") || parts.some((p) => p === "" || p === "." || p === "..")) {
     throw new MineditError(
@@ -184,7 +184,7 @@ function checkRelativePath(path: string): string[] {
   return parts;
 }
 
-function checkLimits(limits: ExecutionLimits): void {
+export function checkLimits(limits: ExecutionLimits): void {
   for (const [key, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new MineditError(ErrorCode.InvalidArgument, `limit ${key} must be a positive integer`, {
@@ -202,7 +202,7 @@ function signalName(signal: number): string | null {
 }
 
 /** Collects a stream up to a shared byte budget. */
-class OutputCollector {
+export class OutputCollector {
   private readonly chunks: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
   private total = 0;
   truncated = false;
@@ -582,6 +582,19 @@ export class BwrapSandbox implements Sandbox {
     };
   }
 
+  /** The fork server of fork-server.ts in a sandbox of its own: the harness as a file, two output pipes. */
+  launchForkServer(source: string, harness: string, settings: string, runtime: Runtime): LaunchedProgram {
+    const files = { "harness.py": harness };
+    // The two output pipes are the fds right after the files' (see launch).
+    const outFd = 4 + Object.keys(files).length;
+    return this.launch(
+      files,
+      ["python3", "-s", "-c", source, settings, String(outFd), String(outFd + 1)],
+      2,
+      runtime,
+    );
+  }
+
   /**
    * Starts `argv` in a sandbox of its own and leaves it running (the fork server of fork-server.ts): files
    * and mounts as for {@link run}, the host's resource limits (no core dumps). Its stdin and stdout are the
@@ -646,12 +659,21 @@ export type LaunchedProgram = {
   stdout: Readable;
   /** The extra pipes asked for, in order (the program's fds right after the files'). */
   outputs: Readable[];
-  /** Resolves when the sandbox is gone; `started` says whether bwrap had started the program. */
-  exited: Promise<{ code: number | null; signal: string | null; started: boolean }>;
+  /**
+   * Resolves when the sandbox is gone; `started` says whether bwrap had started the program; `outside`,
+   * why it ended when neither this side nor the program ended it (Docker: the daemon went away, the
+   * container was killed): a run in it is an infrastructure fault.
+   */
+  exited: Promise<{ code: number | null; signal: string | null; started: boolean; outside?: string }>;
   /** What the program and bwrap wrote to stderr so far (capped). */
   stderr(): string;
   /** Kills the whole sandbox. */
   kill(): void;
+  /**
+   * Docker only: start the run's output channel, an exec of sandbox/python/exec-client.py that hands its
+   * stdout and stderr to the fork server over the abstract unix socket `socket` (forkserver.py, "C").
+   */
+  connect?(socket: string): void;
 };
 
 /**
@@ -698,7 +720,7 @@ function watchStarted(child: ChildProcess): () => boolean {
   return () => started;
 }
 
-function emptyResult(fields: { cancelled: boolean; wallTimeMs: number }): ExecutionResult {
+export function emptyResult(fields: { cancelled: boolean; wallTimeMs: number }): ExecutionResult {
   return {
     exitCode: null,
     signal: null,

@@ -1,14 +1,16 @@
 /**
- * The sandbox `minedit serve` and `minedit score` execute with, from the config: the bubblewrap backend,
- * with warm interpreters (warm-python.ts) unless `sandbox.warmInterpreters` is off. A host where the fork
+ * The sandbox `minedit serve` and `minedit score` execute with, from the config: the bubblewrap backend
+ * or the Docker one (`sandbox.backend`), with warm interpreters (warm-python.ts) unless
+ * `sandbox.warmInterpreters` is off. A host where the fork
  * servers cannot run still executes, in fresh sandboxes, after saying so through `warn`.
  */
 import type { SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
+import { DockerSandbox, imageTag } from "./docker.js";
 import { DEFAULT_RUNTIME, type RuntimeName } from "./runtimes.js";
 import type { Sandbox } from "./sandbox.js";
-import { WarmPythonSandbox } from "./warm-python.js";
+import { type WarmBase, WarmPythonSandbox } from "./warm-python.js";
 
 const MIB = 1024 * 1024;
 
@@ -22,7 +24,12 @@ export async function createConfiguredSandbox(
   warn: (message: string) => void,
   runtimes: readonly RuntimeName[] = [DEFAULT_RUNTIME],
 ): Promise<Sandbox> {
-  const base = await createBwrapSandbox({ pythonPath: config.pythonPath });
+  const images = config.backend === "docker" ? await dockerImages(config, runtimes, warn) : {};
+  const fresh = (): Promise<WarmBase> =>
+    config.backend === "docker"
+      ? DockerSandbox.create({ ...config.docker, images })
+      : createBwrapSandbox({ pythonPath: config.pythonPath });
+  const base = await fresh();
   if (!config.warmInterpreters) return base;
   let warm: WarmPythonSandbox;
   try {
@@ -30,7 +37,7 @@ export async function createConfiguredSandbox(
   } catch (error) {
     if (!isMineditError(error) || error.code !== ErrorCode.Unavailable) throw error;
     warn(`warm interpreters unavailable, every execution starts a fresh sandbox: ${error.rawMessage}`);
-    return createBwrapSandbox({ pythonPath: config.pythonPath });
+    return fresh();
   }
   for (const { runtime, servers } of await warm.forkServers()) {
     if (runtime === DEFAULT_RUNTIME || servers.length === 0) continue;
@@ -42,4 +49,25 @@ export async function createConfiguredSandbox(
     );
   }
   return warm;
+}
+
+/**
+ * The configured image IDs, with those of `runtimes` that the configuration does not pin taken from the
+ * image sandbox/docker/build-image.sh tagged (`minedit-sandbox:NAME`), said through `warn` so the ID can be
+ * pinned: a build later under the same tag must not change what runs unnoticed.
+ */
+async function dockerImages(
+  config: SandboxConfig,
+  runtimes: readonly RuntimeName[],
+  warn: (message: string) => void,
+): Promise<Record<RuntimeName, string>> {
+  const images: Record<RuntimeName, string> = { ...config.docker.images };
+  for (const name of runtimes) {
+    if (images[name] !== undefined) continue;
+    const id = await DockerSandbox.taggedImage(imageTag(name), config.docker.socketPath);
+    if (id === undefined) continue; // refused when its pool starts, with what to build
+    images[name] = id;
+    warn(`sandbox.docker.images.${name} is not set: using ${imageTag(name)} = ${id} (pin it in the config)`);
+  }
+  return images;
 }

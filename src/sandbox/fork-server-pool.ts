@@ -5,8 +5,7 @@
  * cancelled or could not be cleaned is dropped and replaced in the background, so the pool stays full.
  */
 import { ErrorCode, MineditError } from "../errors.js";
-import type { BwrapSandbox } from "./bwrap.js";
-import { ForkServer, type ForkServerInfo } from "./fork-server.js";
+import { ForkServer, type ForkServerHost, type ForkServerInfo } from "./fork-server.js";
 import type { Runtime } from "./runtimes.js";
 
 export type PoolSources = {
@@ -26,7 +25,7 @@ export class ForkServerPool {
   private closed = false;
 
   constructor(
-    private readonly base: BwrapSandbox,
+    private readonly base: ForkServerHost,
     readonly runtime: Runtime,
     private readonly slots: number,
     private readonly sources: PoolSources,
@@ -71,18 +70,31 @@ export class ForkServerPool {
     if (!server.alive || this.closed) {
       this.all.delete(server);
       if (this.closed) server.kill();
-      else if (this.waiting.length > 0 || this.all.size + this.starting.size < this.slots) {
-        // Keep the pool full in the background, so the next run does not pay the start-up.
-        this.startServer().then(
-          (fresh) => this.release(fresh),
-          (error: Error) => this.waiting.shift()?.(error),
-        );
-      }
+      else this.replace();
       return;
     }
     const waiter = this.waiting.shift();
     if (waiter !== undefined) waiter(server);
     else this.idle.push(server);
+  }
+
+  /**
+   * Starts a server in the background to keep the pool full, so the next run does not pay the start-up.
+   * If it cannot start, a waiting run gets the error, and the others still waiting get another try each:
+   * none of them may wait for a release that will never come (every server gone at once, as when the
+   * Docker daemon goes away).
+   */
+  private replace(): void {
+    if (this.closed || this.all.size + this.starting.size >= this.slots) return;
+    this.startServer().then(
+      (fresh) => this.release(fresh),
+      (error: Error) => {
+        const waiter = this.waiting.shift();
+        if (waiter === undefined) return; // nobody waits: the next run starts one itself
+        waiter(error);
+        this.replace();
+      },
+    );
   }
 
   /** Kills every server; waiting runs are refused. */

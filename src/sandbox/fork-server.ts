@@ -16,8 +16,8 @@
 import { constants as osConstants } from "node:os";
 import type { Readable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
-import { type BwrapSandbox, type LaunchedProgram, stderrShowsOutOfMemory } from "./bwrap.js";
-import type { Runtime } from "./runtimes.js";
+import { type LaunchedProgram, stderrShowsOutOfMemory } from "./bwrap.js";
+import type { Runtime, RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult } from "./sandbox.js";
 
 /** How long the fork server may take to start and import its modules (a runtime's take a few seconds). */
@@ -148,9 +148,24 @@ type Execution = {
   report: Record<string, unknown> | null;
   /** Finishes the run when the report and both streams' markers are in. */
   check: () => void;
-  /** Finishes the run; `null`: the sandbox died or was killed first. */
-  end: (report: Record<string, unknown> | null) => void;
+  /**
+   * Finishes the run; `null`: the sandbox died or was killed first (`outside`: not by this side nor by
+   * the program, see LaunchedProgram.exited).
+   */
+  end: (report: Record<string, unknown> | null, outside?: string) => void;
 };
+
+/**
+ * A sandbox backend that can host fork servers (bwrap.ts, docker.ts): it starts sandbox/python/forkserver.py
+ * with `settings` in a sandbox of its own with `runtime`'s libraries, hands it the harness source and the
+ * output channels its way, and returns the running program (its stdin and stdout the control channel,
+ * `outputs` the runs' stdout and stderr).
+ */
+export interface ForkServerHost {
+  launchForkServer(source: string, harness: string, settings: string, runtime: Runtime): LaunchedProgram;
+  /** The runtime `name`, checked to be usable on this backend (`FailedPrecondition` when it is not). */
+  runtime(name: RuntimeName): Promise<Runtime>;
+}
 
 /** What a fork server reported when it came up (sizes in bytes, after its imports). */
 export type ForkServerInfo = {
@@ -180,22 +195,14 @@ export class ForkServer {
    * list imported. Rejects with `MineditError(Unavailable)` when it does not come up, with what it printed.
    */
   static async start(
-    base: BwrapSandbox,
+    base: ForkServerHost,
     source: string,
     harness: string,
     preload: readonly string[],
     runtime: Runtime,
   ): Promise<ForkServer> {
-    const files = { "harness.py": harness };
-    // The two output pipes are the fds right after the files' (see BwrapSandbox.launch).
-    const outFd = 4 + Object.keys(files).length;
     const settings = JSON.stringify({ preload, runtime: runtime.preload, dirs: runtime.scratchDirs });
-    const program = base.launch(
-      files,
-      ["python3", "-s", "-c", source, settings, String(outFd), String(outFd + 1)],
-      2,
-      runtime,
-    );
+    const program = base.launchForkServer(source, harness, settings, runtime);
     const server = new ForkServer(program);
     const [out, err] = program.outputs as [Readable, Readable];
     out.on("data", (chunk: Buffer) => server.onOutput("out", chunk));
@@ -220,9 +227,9 @@ export class ForkServer {
           server.onFrame(frame);
         }
       });
-      void program.exited.then(({ code, signal }) => {
+      void program.exited.then(({ code, signal, outside }) => {
         clearTimeout(timer);
-        server.onExit();
+        server.onExit(outside);
         reject(
           unavailable(`exited during start-up (code ${code}, signal ${signal}): ${program.stderr().trim()}`),
         );
@@ -276,12 +283,16 @@ export class ForkServer {
           const marker = Buffer.from(report.marker, "hex");
           if (execution.out.endsWith(marker) && execution.err.endsWith(marker)) execution.end(report);
         },
-        end: (report) => {
+        end: (report, outside) => {
           if (this.execution !== execution) return;
           this.execution = null;
           clearTimeout(timer);
           request.signal?.removeEventListener("abort", onAbort);
           const wallTime = Math.round(performance.now() - begun);
+          if (report === null && outside !== undefined && !cancelled) {
+            reject(unavailable(`the sandbox ended from outside during the run: ${outside}`));
+            return;
+          }
           if (report === null && !execution.started && !cancelled && !timedOut) {
             reject(
               unavailable(`the sandbox died before the program started: ${this.program.stderr().trim()}`),
@@ -351,6 +362,16 @@ export class ForkServer {
     const execution = this.execution;
     if (execution === null) return;
     switch (frame.kind) {
+      case "C": {
+        // The run's own output channel (Docker: an exec whose pipes the fork server takes over).
+        const { socket } = JSON.parse(frame.payload.toString("utf8")) as { socket?: unknown };
+        if (this.program.connect === undefined || typeof socket !== "string") {
+          this.kill();
+          break;
+        }
+        this.program.connect(socket);
+        break;
+      }
       case "S":
         execution.started = true;
         break;
@@ -367,8 +388,8 @@ export class ForkServer {
     }
   }
 
-  private onExit(): void {
+  private onExit(outside?: string): void {
     this.dead = true;
-    this.execution?.end(null);
+    this.execution?.end(null, outside);
   }
 }

@@ -18,8 +18,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import type { BwrapSandbox } from "./bwrap.js";
-import type { ForkServerInfo } from "./fork-server.js";
+import type { ForkServerHost, ForkServerInfo } from "./fork-server.js";
 import { ForkServerPool, type PoolSources } from "./fork-server-pool.js";
 import { DEFAULT_RUNTIME, type RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
@@ -75,8 +74,11 @@ export type WarmPythonOptions = {
 /** The live fork servers of one runtime's pool. */
 export type WarmPoolInfo = { runtime: RuntimeName; servers: ForkServerInfo[] };
 
+/** A backend that runs programs fresh and hosts fork servers: the bwrap one, or the Docker one. */
+export type WarmBase = Sandbox & ForkServerHost;
+
 export class WarmPythonSandbox implements Sandbox {
-  readonly name = "bwrap+fork-server";
+  readonly name: string;
   private readonly pools = new Map<RuntimeName, Promise<ForkServerPool>>();
   private readonly sources: PoolSources = {
     forkServer: FORK_SERVER_SOURCE,
@@ -86,16 +88,18 @@ export class WarmPythonSandbox implements Sandbox {
   private closed = false;
 
   private constructor(
-    private readonly base: BwrapSandbox,
+    private readonly base: WarmBase,
     private readonly slots: number,
-  ) {}
+  ) {
+    this.name = `${base.name}+fork-server`;
+  }
 
   /**
    * Starts the pools of `runtimes` on `base`, `slots` fork servers each, and waits until all are up, so a
    * host where they cannot run fails here, once, with `MineditError(Unavailable)` (the caller may then use
    * `base` alone), and a runtime that is not installed with `FailedPrecondition` naming it.
    */
-  static async create(base: BwrapSandbox, options: WarmPythonOptions): Promise<WarmPythonSandbox> {
+  static async create(base: WarmBase, options: WarmPythonOptions): Promise<WarmPythonSandbox> {
     if (!Number.isSafeInteger(options.slots) || options.slots <= 0) {
       throw new MineditError(ErrorCode.InvalidArgument, "slots must be a positive integer", {
         field: "slots",
@@ -112,7 +116,7 @@ export class WarmPythonSandbox implements Sandbox {
     return sandbox;
   }
 
-  /** The plain bubblewrap backend: a new sandbox and interpreter per run. */
+  /** The plain backend: a new sandbox and interpreter per run. */
   fresh(): Sandbox {
     return this.base;
   }
@@ -152,7 +156,7 @@ export class WarmPythonSandbox implements Sandbox {
 
   /**
    * The pool of runtime `name`, made on first use (empty: servers start as runs need them). Rejects, and
-   * is asked again next time, when the runtime is unknown or not installed (see BwrapSandbox.runtime).
+   * is asked again next time, when the runtime is unknown or not installed (see ForkServerHost.runtime).
    */
   private pool(name: RuntimeName): Promise<ForkServerPool> {
     let pool = this.pools.get(name);

@@ -184,6 +184,10 @@ function gateKey(task: StoredTask, config: Config, limits: ExecutionLimits): str
     "minedit-gate/3",
     HARNESS_DIGEST,
     config.sandbox.pythonPath,
+    // Where the programs run: a verdict (a gold's time) on one backend says nothing of another.
+    config.sandbox.backend === "bwrap"
+      ? "bwrap"
+      : ["docker", config.sandbox.docker.images, config.sandbox.docker.ociRuntime ?? "runc"],
     config.tasks.calibration,
     // With a CPU limit the wall limit is a backstop that follows the execution concurrency
     // (limits.ts): the gate's verdicts do not depend on it, so a new concurrency keeps them.

@@ -14,6 +14,7 @@ import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { Verdict } from "../../src/gen/minedit/v1/reward_pb.js";
 import { demoRollouts, rewrittenProgram, scoreBatch } from "../../src/server/demo.js";
 import { startService } from "../../src/server/service.js";
+import { DOCKER_TESTS } from "../sandbox/backends.js";
 
 beforeAll(() => {
   const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
@@ -48,6 +49,28 @@ test("minedit demo scores the demo batch end to end", () => {
   expect(sample.length).toBeGreaterThanOrEqual(7);
   for (const line of sample) expect(lines, "README sample line").toContain(line);
 }, 200_000);
+
+test.skipIf(!DOCKER_TESTS)(
+  "minedit demo --sandbox docker scores the demo batch exactly as the bwrap sandbox does",
+  () => {
+    const lines = (sandbox: string) => {
+      const run = spawnSync("node", ["bin/minedit.js", "demo", "--sandbox", sandbox], {
+        encoding: "utf8",
+        timeout: 240_000,
+      });
+      expect(run.status, run.stderr).toBe(0);
+      // Which rollout of a task runs and which reuses its result may differ: the verdicts and rewards may not.
+      return run.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.replace(/\s+\(cached\)$/, ""));
+    };
+    const docker = lines("docker");
+    expect(docker).toHaveLength(28);
+    expect(docker).toEqual(lines("bwrap"));
+  },
+  500_000,
+);
 
 test("the rewrite rollout of every shipped demo task passes its tests and scores below 0.1", async () => {
   await loadPythonGrammar();

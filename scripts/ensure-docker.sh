@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Makes this machine ready for the Docker sandbox backend's tests (src/sandbox/docker.ts): Docker (docker.io:
+# the client and dockerd), debootstrap (builds the images from Debian packages) and, optionally, gVisor's
+# runsc; a reachable dockerd (started here, as root, when none answers); and the stdlib task runtime's image,
+# built or reused by sandbox/docker/build-image.sh, whose ID is exported as MINEDIT_DOCKER_IMAGE_STDLIB.
+# Sourced by test.sh right after ensure-system.sh, and run by .ci/run before test.sh (so the daemon is up
+# before the suite starts); every step reuses what exists, so running it twice is cheap.
+set -euo pipefail
+
+# The same helper as ensure-system.sh's (when sourced after it, that one is used); run alone, define it.
+if ! declare -F need_root_or_explain >/dev/null; then
+  need_root_or_explain() {
+    # $1: what is missing, $2: the Debian packages that provide it
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "minedit setup: installing $2 (for $1) with apt-get" >&2
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $2 >/dev/null
+    else
+      echo "minedit setup: $1 is missing. Install it, e.g.: sudo apt-get install -y $2" >&2
+      exit 1
+    fi
+  }
+fi
+
+# A function, so that sourcing this file leaves no variables behind in test.sh.
+minedit_ensure_docker() {
+  local repo is_root=0 dockerd_log runsc_wrapper i
+  local -a dockerd_args
+  repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  if [ "$(id -u)" = "0" ]; then is_root=1; fi
+  # dockerd and debootstrap live in /usr/sbin, which a non-root PATH often lacks.
+  sys_has() { PATH="$PATH:/usr/sbin:/sbin" command -v "$1" >/dev/null 2>&1; }
+
+  # build-image.sh reads sandbox/runtimes.json with Debian's python3 (this may run before ensure-system.sh).
+  if [ ! -x /usr/bin/python3 ]; then
+    need_root_or_explain "CPython at /usr/bin/python3 (sandbox/docker/build-image.sh reads the runtimes with it)" "python3"
+  fi
+  if ! command -v docker >/dev/null 2>&1 || ! sys_has dockerd; then
+    need_root_or_explain "Docker (docker and dockerd: the Docker sandbox backend)" "docker.io"
+  fi
+  # Only a build needs debootstrap, and only root can build; without root an image already built is reused,
+  # and build-image.sh says what to do if there is none.
+  if [ "$is_root" = 1 ] && ! sys_has debootstrap; then
+    need_root_or_explain "debootstrap (sandbox/docker/build-image.sh builds the images from Debian packages)" "debootstrap"
+  fi
+  # gVisor is optional: without it the Docker sandbox runs its containers under runc (Docker's default).
+  if [ ! -x /usr/bin/runsc ]; then
+    if [ "$is_root" = 1 ] && command -v apt-get >/dev/null 2>&1; then
+      echo "minedit setup: installing runsc (gVisor, the optional OCI runtime of the Docker sandbox) with apt-get" >&2
+      if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runsc >/dev/null; }; then
+        echo "minedit setup: note: runsc could not be installed; the Docker sandbox will run under runc only" >&2
+      fi
+    else
+      echo "minedit setup: note: gVisor is not installed (sudo apt-get install -y runsc); the Docker sandbox runs under runc only" >&2
+    fi
+  fi
+
+  if ! docker info >/dev/null 2>&1; then
+    # The flags suit a CI container as much as a host: vfs works on any filesystem (overlayfs cannot be
+    # stacked on the overlay root of a container; vfs copies each image into each container instead), and
+    # the sandbox containers run with --network none, so Docker needs no bridge and no iptables rules (which
+    # a container without CAP_NET_ADMIN could not create anyway).
+    dockerd_args=(--storage-driver=vfs --bridge=none --iptables=false)
+    if [ -x /usr/bin/runsc ]; then
+      # runsc by way of a wrapper that adds --network=none: the sandbox containers never have a network, and
+      # without it Debian's runsc (20221219) refuses to start any container on Linux >= 6.11 ("cannot run with
+      # network enabled in root network namespace": it mistakes the container's network namespace for the
+      # host's, google/gvisor#10704). And --host-uds=open: a warm container's fork server connects to the
+      # server's control socket, bind-mounted in (src/sandbox/docker.ts), which gVisor refuses by default.
+      # dockerd's --add-runtime takes a path, not arguments, hence the file.
+      runsc_wrapper=/usr/local/lib/minedit/runsc
+      dockerd_args+=(--add-runtime "runsc=$runsc_wrapper")
+    fi
+    if [ "$is_root" != 1 ]; then
+      echo "minedit setup: the Docker daemon is not reachable (docker info fails) and starting it needs root." >&2
+      echo "minedit setup: run: sudo bash scripts/ensure-docker.sh (it starts: dockerd ${dockerd_args[*]}), or check DOCKER_HOST and your access to /var/run/docker.sock" >&2
+      exit 1
+    fi
+    if [ -n "${runsc_wrapper:-}" ]; then
+      mkdir -p "$(dirname "$runsc_wrapper")"
+      printf '#!/bin/sh\n# Written by minedit scripts/ensure-docker.sh: gVisor without its network stack, with host sockets (see there).\nexec /usr/bin/runsc --network=none --host-uds=open "$@"\n' >"$runsc_wrapper"
+      chmod 755 "$runsc_wrapper"
+    fi
+    mkdir -p "$repo/.cache"
+    dockerd_log="$repo/.cache/dockerd.log"
+    if [ -s /var/run/docker.pid ] && kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
+      # A dockerd that is still starting (or wedged): a second one would only fail on the pid file.
+      echo "minedit setup: dockerd (pid $(cat /var/run/docker.pid)) is running but not answering yet; waiting for it" >&2
+      dockerd_log=""
+    else
+      echo "minedit setup: starting dockerd ${dockerd_args[*]} (log: $dockerd_log)" >&2
+      # setsid + nohup, and no inherited stdin/stdout: the daemon outlives this script and the test run, and
+      # holds none of CI's pipes open (the job would never see EOF).
+      PATH="$PATH:/usr/sbin:/sbin" nohup setsid dockerd "${dockerd_args[@]}" </dev/null >"$dockerd_log" 2>&1 &
+    fi
+    for ((i = 0; i < 60; i++)); do
+      docker info >/dev/null 2>&1 && break
+      sleep 1
+    done
+    if ! docker info >/dev/null 2>&1; then
+      echo "minedit setup: dockerd did not answer within 60 s." >&2
+      if [ -n "$dockerd_log" ]; then
+        echo "minedit setup: the last lines of $dockerd_log:" >&2
+        tail -n 20 "$dockerd_log" >&2
+      fi
+      exit 1
+    fi
+  fi
+
+  bash "$repo/sandbox/docker/build-image.sh" stdlib >/dev/null
+  MINEDIT_DOCKER_IMAGE_STDLIB="$(docker image inspect -f '{{.Id}}' minedit-sandbox:stdlib)"
+  export MINEDIT_DOCKER_IMAGE_STDLIB
+}
+minedit_ensure_docker
+unset -f minedit_ensure_docker sys_has
