@@ -7,8 +7,9 @@ Usage:  python3 -s -c <this source> HEADER
 Stdin:  the files' bytes, in order, then the program's stdin bytes.
 
 It writes the files under /tmp (the scratch), then forks: the child takes a pipe carrying the stdin bytes
-as fd 0, the run's limits as hard rlimits (as `prlimit` sets them under bwrap: address space, processes,
-file size, CPU seconds, no core dumps) and executes argv with the container's stdout and stderr; this
+as fd 0, the run's limits as hard rlimits (as `prlimit` sets them under bwrap: address space, file size,
+CPU seconds, no core dumps; the process limit is the container's pids cgroup, which docker.ts sets, not
+RLIMIT_NPROC, which would count every process of the uid on the host) and executes argv with the container's stdout and stderr; this
 process feeds the pipe, waits for the child, kills whatever the run left (kill(-1), as pid 1), and exits
 with the child's status, 128 + N for a signal N (as bwrap's init reports). Exit status 125: the set-up
 failed before argv ran (the server reports the sandbox, not the program).
@@ -58,7 +59,6 @@ def _boot():
             os.closerange(3, 1 << 20)
             for which, value in (
                 (resource.RLIMIT_AS, limits["memory"]),
-                (resource.RLIMIT_NPROC, limits["nproc"]),
                 (resource.RLIMIT_FSIZE, limits["fsize"]),
                 (resource.RLIMIT_CORE, 0),
             ):

@@ -451,7 +451,7 @@ def _serve():
         in_r, in_w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _become_child(header, in_r, data_out, data_err, run_as_main, libc, credit, numpy, gvisor)
+            _become_child(header, in_r, data_out, data_err, run_as_main, libc, credit, numpy, gvisor, docker)
         os.close(in_r)
         measure_idle = schedstat and (cpu_limit is not None or idle_limit is not None)
         idle_clock = IdleClock(started, cpu_before) if measure_idle else None
@@ -585,7 +585,7 @@ def _serve():
             os._exit(0)
 
 
-def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy, gvisor):
+def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy, gvisor, docker):
     """In the forked child: take the request's stdio, limits and a session of its own, then run its argv as
     `python3 -s` would. Never returns; exit status 125 when the set-up itself fails (before candidate code:
     the harness then never reports `ready`, which the runner scores as an infrastructure error). `credit`:
@@ -614,7 +614,9 @@ def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy, 
             numpy.random.seed()
         for which, value in (
             (resource.RLIMIT_AS, limits["memory"] + credit),
-            (resource.RLIMIT_NPROC, limits["nproc"] + 1),
+            # Under Docker the container's pids cgroup is the process limit: RLIMIT_NPROC counts every
+            # process of the uid on the host, other containers' and sandboxes' too (forkserver "docker").
+            *(() if docker else ((resource.RLIMIT_NPROC, limits["nproc"] + 1),)),
             (resource.RLIMIT_FSIZE, limits["fsize"]),
             (resource.RLIMIT_CORE, 0),
             (resource.RLIMIT_MSGQUEUE, 0),

@@ -27,7 +27,7 @@ export async function createConfiguredSandbox(
   const images = config.backend === "docker" ? await dockerImages(config, runtimes, warn) : {};
   const fresh = (): Promise<WarmBase> =>
     config.backend === "docker"
-      ? DockerSandbox.create({ ...config.docker, images })
+      ? DockerSandbox.create({ ...config.docker, images, maxProcesses: config.maxProcesses })
       : createBwrapSandbox({ pythonPath: config.pythonPath });
   const base = await fresh();
   if (!config.warmInterpreters) return base;

@@ -45,6 +45,8 @@ export type DockerOptions = {
   containerMemoryBytes: number;
   /** CPU quota of each container, in CPUs. */
   cpusPerContainer: number;
+  /** Processes and threads a run may have alive at once (sandbox.maxProcesses): a fork-server container's pids limit, with room for the server. */
+  maxProcesses: number;
   /** Size of each container's /tmp. Default 128 MiB, as bwrap's scratch. */
   scratchBytes?: number;
 };
@@ -54,8 +56,7 @@ const DEFAULT_SOCKET = "/var/run/docker.sock";
 export const imageTag = (runtime: RuntimeName) => `minedit-sandbox:${runtime}`;
 /** Processes and threads a fork-server container may hold beyond a run's own limit (itself, the client). */
 const CONTAINER_PIDS_SLACK = 8;
-/** The largest `maxProcesses` a run may ask (a container's pids limit is fixed when it is made). */
-const MAX_RUN_PROCESSES = 256;
+
 const DIAGNOSTICS_CAP_CHARS = 64 * 1024;
 /** How long a container's attach stream may take to end after its exit (its last output in flight). */
 const STREAM_DRAIN_MS = 2_000;
@@ -356,7 +357,9 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
         ? JSON.stringify({ ...JSON.parse(settings), gvisor: true })
         : settings;
     const cmd = ["python3", "-s", "-c", source, kernel, "docker", `${CONTROL_DIR}/${CONTROL_SOCKET}`];
-    const spec = this.spec(runtime, "fork-server", cmd, MAX_RUN_PROCESSES + CONTAINER_PIDS_SLACK);
+    // The process limit of every run in it: the container's pids cgroup (fixed when it is made, so the
+    // configured limit, not a request's), not RLIMIT_NPROC, which counts the uid's processes host-wide.
+    const spec = this.spec(runtime, "fork-server", cmd, this.options.maxProcesses + CONTAINER_PIDS_SLACK);
     spec.binds = [...spec.binds, { source: dir, target: CONTROL_DIR }];
     // The runs' stderr, whose first bytes (the fork server's own messages, when it fails) are kept too.
     const errors = new Writable({

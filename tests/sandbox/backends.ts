@@ -45,6 +45,7 @@ export function createDockerSandbox(options: { ociRuntime?: string } = {}): Prom
     images: { stdlib: dockerStdlibImage() },
     containerMemoryBytes: 2 * 1024 ** 3,
     cpusPerContainer: 1,
+    maxProcesses: 64,
     ...options,
   });
 }

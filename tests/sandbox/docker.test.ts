@@ -209,6 +209,7 @@ except OSError:
           images: { stdlib: dockerStdlibImage() },
           containerMemoryBytes: 2 * 1024 ** 3,
           cpusPerContainer: 1,
+          maxProcesses: 64,
         }),
         { slots: 2 },
       );

@@ -50,6 +50,13 @@ describe("parseConfig defaults", () => {
         overloadRetryAfterMs: 1_000,
       },
       sandbox: {
+        backend: "bwrap",
+        docker: {
+          socketPath: "/var/run/docker.sock",
+          images: {},
+          containerMemoryBytes: 2 * 1024 * 1024 * 1024,
+          cpusPerContainer: 1,
+        },
         pythonPath: "/usr/bin/python3",
         wallTimeMs: 10_000,
         cpuTimeMs: 10_000,
