@@ -293,6 +293,13 @@ export class BwrapSandbox implements Sandbox {
     } catch {
       throw unavailable(`interpreter ${pythonPath} is missing (Debian: apt-get install -y python3)`);
     }
+    // Bound at its own path, it would be hidden by the scratch tmpfs, and `python3` would silently be
+    // another interpreter on PATH.
+    if (python === SCRATCH || python.startsWith(`${SCRATCH}/`)) {
+      throw unavailable(
+        `interpreter ${pythonPath} is under ${SCRATCH}, which the sandbox's scratch hides; put it elsewhere`,
+      );
+    }
 
     const args: string[] = [
       "--unshare-all",

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -356,6 +356,27 @@ describe("cancellation and failures of the sandbox", () => {
         (e: unknown) => e,
       );
       expect(isMineditError(error) && error.code === ErrorCode.Unavailable).toBe(true);
+    }
+  });
+
+  test("an interpreter under /tmp is refused: the scratch would hide it and another python3 would run", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "minedit-python-"));
+    const python = join(dir, "python3");
+    symlinkSync("/usr/bin/python3", python);
+    try {
+      // A symlink to /usr/bin is fine (its target is what is bound); a script kept under /tmp is not.
+      const own = await createBwrapSandbox({ pythonPath: python });
+      await own.close();
+      const script = join(dir, "python3-wrapper");
+      writeFileSync(script, '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n', { mode: 0o755 });
+      const error = await createBwrapSandbox({ pythonPath: script }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isMineditError(error) && error.code === ErrorCode.Unavailable).toBe(true);
+      expect(String((error as Error).message)).toContain("the sandbox's scratch hides");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -332,7 +332,8 @@ describe("a runtime that is not installed", () => {
 let withoutSite: string | undefined;
 async function interpreterWithoutSite(): Promise<string> {
   if (withoutSite === undefined) {
-    const bin = join(process.cwd(), ".cache", `python-no-site-${process.pid}`, "bin");
+    // Not under /tmp (where a checkout may live): the sandbox's scratch hides it (bwrap.ts refuses that).
+    const bin = join("/var/tmp", `minedit-python-no-site-${process.pid}`, "bin");
     mkdirSync(bin, { recursive: true });
     withoutSite = join(bin, "python3");
     writeFileSync(withoutSite, '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n');
