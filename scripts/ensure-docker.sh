@@ -7,20 +7,7 @@
 # before the suite starts); every step reuses what exists, so running it twice is cheap.
 set -euo pipefail
 
-# The same helper as ensure-system.sh's (when sourced after it, that one is used); run alone, define it.
-if ! declare -F need_root_or_explain >/dev/null; then
-  need_root_or_explain() {
-    # $1: what is missing, $2: the Debian packages that provide it
-    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-      echo "minedit setup: installing $2 (for $1) with apt-get" >&2
-      apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $2 >/dev/null
-    else
-      echo "minedit setup: $1 is missing. Install it, e.g.: sudo apt-get install -y $2" >&2
-      exit 1
-    fi
-  }
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/need-root-or-explain.sh"
 
 # A function, so that sourcing this file leaves no variables behind in test.sh.
 minedit_ensure_docker() {

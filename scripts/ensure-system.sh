@@ -6,17 +6,7 @@
 # lint use, and the host tools the tests spawn (pgrep, openssl). Sourced by quickstart.sh and test.sh.
 set -euo pipefail
 
-need_root_or_explain() {
-  # $1: what is missing, $2: the Debian packages that provide it
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "minedit setup: installing $2 (for $1) with apt-get" >&2
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $2 >/dev/null
-  else
-    echo "minedit setup: $1 is missing. Install it, e.g.: sudo apt-get install -y $2" >&2
-    exit 1
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/need-root-or-explain.sh"
 
 if ! command -v node >/dev/null 2>&1 || ! node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)'; then
   need_root_or_explain "Node.js >= 20 with npm" "nodejs npm"
