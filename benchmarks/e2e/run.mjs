@@ -6,6 +6,10 @@
  *
  * Run with `npm run bench:e2e` (builds first). It imports the BUILT code from dist/ and runs the built CLI.
  * `node benchmarks/e2e/run.mjs --bigcodebench` runs the BigCodeBench step instead (bigcodebench.mjs).
+ * `node benchmarks/e2e/run.mjs --backends bwrap,docker` starts one server per sandbox backend (each with
+ * `--sandbox NAME` after the other serve arguments) and steps them in turn after each baseline run: the
+ * first is reported in full, each further one in a short section against the first and the same baselines.
+ * Other arguments are passed to `minedit serve` (every server gets the same ones).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -50,6 +54,26 @@ if (process.argv.includes("--bigcodebench")) {
   // The BigCodeBench step (bigcodebench.mjs: the bigcodebench runtime, CPU limits, several concurrencies).
   await import("./bigcodebench.mjs");
   process.exit(process.exitCode ?? 0);
+}
+/** `--backends` is this script's flag; everything else on the command line goes to `minedit serve`. */
+const cliArgs = process.argv.slice(2);
+const backendsAt = cliArgs.indexOf("--backends");
+const extraArgs = backendsAt === -1 ? cliArgs : cliArgs.toSpliced(backendsAt, 2);
+/** One entry per server to start: null is the single server of the plain invocation (no `--sandbox` added). */
+const BACKENDS = backendsAt === -1 ? [null] : (cliArgs[backendsAt + 1] ?? "").split(",").filter((b) => b !== "");
+// Checked before the minute of preparation, so a mistyped command line fails at once.
+if (BACKENDS.length === 0 || BACKENDS.some((b) => b?.startsWith("-"))) {
+  console.error("--backends needs a comma-separated list of sandbox backends, e.g. --backends bwrap,docker");
+  process.exit(1);
+}
+if (new Set(BACKENDS).size !== BACKENDS.length) {
+  // The report names each server by its backend; two of the same would be indistinguishable.
+  console.error(`--backends lists a backend twice: ${BACKENDS.join(",")}`);
+  process.exit(1);
+}
+if (backendsAt !== -1 && extraArgs.includes("--sandbox")) {
+  console.error("with --backends, leave out --sandbox: each server gets `--sandbox NAME` from the list");
+  process.exit(1);
 }
 const load = (file) => import(pathToFileURL(join(DIST, file)).href);
 const { parseConfig } = await load("config.js");
@@ -426,57 +450,80 @@ function memoryOf(pid) {
   return { rssKiB: kib("VmRSS"), hwmKiB: kib("VmHWM"), threads };
 }
 
-log(`starting \`minedit serve --port 0\` with ${tasks.length} tasks…`);
 // The cross-call result cache is off: the timed steps resend the warm-up's rollouts, which the cache
 // would answer without running anything (a step of ~0.3 s that measures no execution at all).
-const extraArgs = process.argv.slice(2);
 const serveConfig = join(workDir, "serve-config.json");
 writeFileSync(serveConfig, JSON.stringify({ sandbox: { resultCacheBytes: 0 } }));
-const serveStarted = performance.now();
-const server = spawn(
-  process.execPath,
-  // Extra arguments are passed to `minedit serve`, e.g. `-- --config tuned.json` to try other limits
-  // (a config of your own replaces the one that turns the cache off).
-  [
-    join(ROOT, "bin", "minedit.js"),
-    "serve",
-    "--port",
-    "0",
-    "--tasks",
-    taskFile,
-    ...(extraArgs.includes("--config") ? [] : ["--config", serveConfig]),
-    ...extraArgs,
-  ],
-  { stdio: ["ignore", "ignore", "pipe"] },
-);
-let serverStderr = "";
-const address = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error(`server did not start:\n${serverStderr}`)), 60_000);
-  server.stderr.setEncoding("utf8");
-  server.stderr.on("data", (chunk) => {
-    serverStderr += chunk;
-    const match = /listening on (\S+):(\d+)/.exec(serverStderr);
-    if (match !== null) {
-      clearTimeout(timer);
-      resolve(`${match[1]}:${match[2]}`);
-    }
-  });
-  server.on("exit", (code) => reject(new Error(`server exited (${code}):\n${serverStderr}`)));
-});
-const serveStartup = (performance.now() - serveStarted) / 1000;
-await sleep(SETTLE_MS);
-const idleStart = memoryOf(server.pid);
-log(`listening on ${address}; idle RSS ${(idleStart.rssKiB / 1024).toFixed(0)} MiB`);
 
-const client = new Client(address, credentials.createInsecure());
-async function step() {
+/**
+ * Starts `minedit serve` for one backend (null: the extra arguments alone) and waits until it listens and
+ * has settled. The returned record also collects the server's measurements (warm-up, steps, idle memory).
+ */
+async function startServer(backend) {
+  const sandboxArgs = backend === null ? [] : ["--sandbox", backend];
+  log(
+    `starting \`minedit serve --port 0${backend === null ? "" : ` --sandbox ${backend}`}\` with ${tasks.length} tasks…`,
+  );
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    // Extra arguments are passed to `minedit serve`, e.g. `-- --config tuned.json` to try other limits
+    // (a config of your own replaces the one that turns the cache off).
+    [
+      join(ROOT, "bin", "minedit.js"),
+      "serve",
+      "--port",
+      "0",
+      "--tasks",
+      taskFile,
+      ...(extraArgs.includes("--config") ? [] : ["--config", serveConfig]),
+      ...extraArgs,
+      ...sandboxArgs,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  // Read to the end, not only up to "listening": its warnings are reported, and a full pipe would block it.
+  const server = { backend, label: backend ?? "server", child, stderr: "" };
+  const address = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.stderr}`)), 60_000);
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk) => {
+      server.stderr += chunk;
+      const match = /listening on (\S+):(\d+)/.exec(server.stderr);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(`${match[1]}:${match[2]}`);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`server exited (${code}):\n${server.stderr}`)));
+  });
+  server.startup = (performance.now() - started) / 1000;
+  await sleep(SETTLE_MS);
+  server.idleStart = memoryOf(child.pid);
+  log(`listening on ${address}; idle RSS ${(server.idleStart.rssKiB / 1024).toFixed(0)} MiB`);
+  server.client = new Client(address, credentials.createInsecure());
+  return server;
+}
+
+/** One timed step: the whole request through one server. */
+async function step(server) {
   const t0 = performance.now();
-  const response = await scoreBatch(client, requests);
+  const response = await scoreBatch(server.client, requests);
   return { seconds: (performance.now() - t0) / 1000, results: resultsOf(rows, response) };
 }
 
+async function stopServer(server) {
+  server.client.close();
+  server.child.kill("SIGTERM");
+  await new Promise((resolve) => server.child.once("exit", resolve));
+}
+
+// One at a time, so that each start-up and its idle reading are undisturbed by the others'.
+const servers = [];
+for (const backend of BACKENDS) servers.push(await startServer(backend));
+
 // ---------------------------------------------------------------------------------------------------------
-// Measurement: warm-up, then baseline run and server step in turn, so drifting load hits both alike
+// Measurement: warm-up, then baseline run and each server's step in turn, so drifting load hits all alike
 // ---------------------------------------------------------------------------------------------------------
 
 const startupRuns = [];
@@ -487,23 +534,26 @@ for (let i = 0; i < 5; i++) {
 }
 await runOne(rows[0]); // fills the bytecode cache of baseline.py and reference.py (favours the baseline)
 
-log("server warm-up step (512 rollouts)…");
-const warmup = await step();
-await sleep(SETTLE_MS);
-const idleWarm = memoryOf(server.pid);
-const steps = [];
+// Only one server is stepped at a time: the others sit idle, so no step competes with another for cores.
+for (const server of servers) {
+  log(`${server.label} warm-up step (512 rollouts)…`);
+  server.warmup = await step(server);
+  await sleep(SETTLE_MS);
+  server.idleWarm = memoryOf(server.child.pid);
+  server.steps = [];
+}
 const baselines = [];
 for (let i = 0; i < ROUNDS; i++) {
   log(`round ${i + 1}/${ROUNDS}: baseline (${n} fresh ${PYTHON} processes, ${PARALLELISM} at a time)…`);
   baselines.push(await runBaseline(rows));
-  log(`round ${i + 1}/${ROUNDS}: server step…`);
-  steps.push(await step());
+  for (const server of servers) {
+    log(`round ${i + 1}/${ROUNDS}: ${server.label} step…`);
+    server.steps.push(await step(server));
+  }
 }
 await sleep(SETTLE_MS);
-const idleAfter = memoryOf(server.pid);
-client.close();
-server.kill("SIGTERM");
-await new Promise((resolve) => server.once("exit", resolve));
+for (const server of servers) server.idleAfter = memoryOf(server.child.pid);
+for (const server of servers) await stopServer(server);
 rmSync(workDir, { recursive: true, force: true });
 
 const baselineSeconds = baselines.map((b) => b.seconds);
@@ -524,10 +574,18 @@ const dedupSeconds = median(
 );
 const packing = median(baselines.map((b) => processSum(b, allIndices) / PARALLELISM / b.seconds));
 
+/** The first server is reported in full under the names below; each further one against it, at the end. */
+const [first, ...further] = servers;
+const { warmup, steps, idleStart, idleWarm, idleAfter } = first;
+const serveStartup = first.startup;
 const serverResults = warmup.results;
-const sameAnswer = (a, b) =>
-  a.verdict === b.verdict && a.reward === b.reward && a.dModel === b.dModel && a.cached === b.cached;
-const unstable = steps.flatMap((s) => s.results.filter((r, i) => !sameAnswer(r, serverResults[i]))).length;
+/** What a trainer receives. Across backends only this is compared: `cached` depends on the request alone. */
+const sameScore = (a, b) => a.verdict === b.verdict && a.reward === b.reward && a.dModel === b.dModel;
+const sameAnswer = (a, b) => sameScore(a, b) && a.cached === b.cached;
+/** Timed-step results that differ from the same server's warm-up step: a server must answer alike every time. */
+const unstableOf = (server) =>
+  server.steps.flatMap((s) => s.results.filter((r, i) => !sameAnswer(r, server.warmup.results[i]))).length;
+const unstable = unstableOf(first);
 const cacheHits = serverResults.filter((r) => r.cached).length;
 const executed = serverResults.filter(
   (r) => !r.cached && r.verdict !== "UNPARSABLE" && r.verdict !== "NO_CODE",
@@ -546,20 +604,23 @@ const sameBaseline = (s, b) =>
   s.verdict === b.verdict &&
   (s.verdict !== "PASSED" || (s.dModel === b.dModel && Math.abs(s.reward - b.reward) <= 1e-12));
 
-const disagreements = [];
-rows.forEach((row, i) => {
-  const s = serverResults[i];
-  // A rollout disagrees if any baseline run answers differently (they should all agree with each other).
-  const b = baselines.map((run) => run.results[i]).find((r) => !sameBaseline(s, r)) ?? baseline.results[i];
-  const where = `${row.id} (${row.kind})`;
-  if (s.verdict !== b.verdict) {
-    disagreements.push(
-      `${where}: server ${s.verdict} vs baseline ${b.verdict}${s.detail ? ` — ${s.detail}` : ""}`,
-    );
-  } else if (s.verdict === "PASSED" && (s.dModel !== b.dModel || Math.abs(s.reward - b.reward) > 1e-12)) {
-    disagreements.push(`${where}: d(M,C) ${s.dModel} vs ${b.dModel}, reward ${s.reward} vs ${b.reward}`);
-  }
-});
+/** One line per rollout that a server's results answer differently from some baseline run. */
+function disagreementsOf(results) {
+  const found = [];
+  rows.forEach((row, i) => {
+    const s = results[i];
+    // A rollout disagrees if any baseline run answers differently (they should all agree with each other).
+    const b = baselines.map((run) => run.results[i]).find((r) => !sameBaseline(s, r)) ?? baseline.results[i];
+    const where = `${row.id} (${row.kind})`;
+    if (s.verdict !== b.verdict) {
+      found.push(`${where}: server ${s.verdict} vs baseline ${b.verdict}${s.detail ? ` — ${s.detail}` : ""}`);
+    } else if (s.verdict === "PASSED" && (s.dModel !== b.dModel || Math.abs(s.reward - b.reward) > 1e-12)) {
+      found.push(`${where}: d(M,C) ${s.dModel} vs ${b.dModel}, reward ${s.reward} vs ${b.reward}`);
+    }
+  });
+  return found;
+}
+const disagreements = disagreementsOf(serverResults);
 const dGoldMismatch = rows.filter(
   (row, i) => serverResults[i].dGold !== null && serverResults[i].dGold !== prepared[row.taskIndex].d_gold,
 ).length;
@@ -575,7 +636,8 @@ const kindViolations = rows
 // Report
 // ---------------------------------------------------------------------------------------------------------
 
-const stepSeconds = steps.map((s) => s.seconds);
+const stepSecondsOf = (server) => server.steps.map((s) => s.seconds);
+const stepSeconds = stepSecondsOf(first);
 const stepMedian = median(stepSeconds);
 const rate = (seconds, count = n) => count / seconds;
 const mib = (kib) => kib / 1024;
@@ -601,34 +663,39 @@ const sandboxSeconds = median(
 );
 const ratio = baselineMedian / stepMedian;
 const roundRatios = baselineSeconds.map((b, i) => b / stepSeconds[i]);
-/** Where the time goes, per test style: the server's sandbox work per timed step, the baseline's processes. */
-const styleSplit = ["unittest", "assert", "stdio"].map((style) => {
-  const inStyle = (i) => tasks[rows[i].taskIndex].tests.style === style;
-  let executions = 0;
-  let processes = 0;
-  let wallMs = 0;
-  for (const s of steps) {
-    s.results.forEach((r, i) => {
-      if (!inStyle(i) || r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE") return;
-      executions += 1;
-      processes += 1;
-      wallMs += r.executionMs;
-    });
-  }
-  const base = baseline.results.filter((_, i) => inStyle(i));
-  return {
-    style,
-    tasks: tasks.filter((t) => t.tests.style === style).length,
-    executions: executions / steps.length,
-    processes: processes / steps.length,
-    wall: wallMs / 1000 / steps.length,
-    perProcessMs: wallMs / processes,
-    baselineProcesses: base.length,
-    baselineWall: base.reduce((sum, r) => sum + r.seconds, 0),
-    baselineMedianMs: 1000 * median(base.map((r) => r.seconds)),
-  };
-});
-const serverWarnings = [...new Set(serverStderr.split("\n").filter((line) => /Warning/.test(line)))];
+/** Where the time goes, per test style: a server's sandbox work per timed step, the baseline's processes. */
+const styleSplitOf = (serverSteps) =>
+  ["unittest", "assert", "stdio"].map((style) => {
+    const inStyle = (i) => tasks[rows[i].taskIndex].tests.style === style;
+    let executions = 0;
+    let processes = 0;
+    let wallMs = 0;
+    for (const s of serverSteps) {
+      s.results.forEach((r, i) => {
+        if (!inStyle(i) || r.cached || r.verdict === "UNPARSABLE" || r.verdict === "NO_CODE") return;
+        executions += 1;
+        processes += 1;
+        wallMs += r.executionMs;
+      });
+    }
+    const base = baseline.results.filter((_, i) => inStyle(i));
+    return {
+      style,
+      tasks: tasks.filter((t) => t.tests.style === style).length,
+      executions: executions / serverSteps.length,
+      processes: processes / serverSteps.length,
+      wall: wallMs / 1000 / serverSteps.length,
+      perProcessMs: wallMs / processes,
+      baselineProcesses: base.length,
+      baselineWall: base.reduce((sum, r) => sum + r.seconds, 0),
+      baselineMedianMs: 1000 * median(base.map((r) => r.seconds)),
+    };
+  });
+const styleSplit = styleSplitOf(steps);
+const warningsOf = (server) => {
+  const warnings = [...new Set(server.stderr.split("\n").filter((line) => /Warning/.test(line)))];
+  return warnings.length === 0 ? "none" : warnings.map((w) => `\`${w.trim()}\``).join("; ");
+};
 const lines = [];
 const out = (line = "") => lines.push(line);
 
@@ -663,6 +730,14 @@ out(`- verdicts (server): ${verdictCounts(serverResults)}`);
 out();
 out("## Results");
 out();
+if (further.length > 0) {
+  out(
+    `Server figures in this section are the ${first.label} backend's (\`--sandbox ${first.label}\`); ` +
+      `${further.map((o) => o.label).join(", ")}: own section${further.length > 1 ? "s" : ""} below, stepped ` +
+      `right after it in every round, against the same baseline runs.`,
+  );
+  out();
+}
 out("| scorer | rollouts | seconds | rollouts/s | vs baseline |");
 out("|---|---:|---:|---:|---:|");
 const tableRow = (label, seconds, count = n) =>
@@ -730,9 +805,7 @@ for (const r of styleSplit) {
   );
 }
 out();
-out(
-  `Server stderr warnings during the run: ${serverWarnings.length === 0 ? "none" : serverWarnings.map((w) => `\`${w.trim()}\``).join("; ")}.`,
-);
+out(`Server stderr warnings during the run: ${warningsOf(first)}.`);
 out();
 out(
   `Agreement: ${n - disagreements.length}/${n} rollouts have the same verdict from the server and from every ` +
@@ -744,7 +817,61 @@ out(
 for (const d of disagreements.slice(0, 20)) out(`- disagreement: ${d}`);
 for (const k of kindViolations.slice(0, 20)) out(`- kind: ${k}`);
 out();
+let failed = disagreements.length > 0 || unstable > 0;
+for (const other of further) {
+  const otherSeconds = stepSecondsOf(other);
+  const otherMedian = median(otherSeconds);
+  const otherResults = other.warmup.results;
+  const describe = (r) => `${r.verdict}, reward ${r.reward}, d(M,C) ${r.dModel}`;
+  const vsFirst = rows.flatMap((row, i) =>
+    sameScore(otherResults[i], serverResults[i])
+      ? []
+      : [`${row.id} (${row.kind}): ${describe(otherResults[i])} vs ${describe(serverResults[i])}`],
+  );
+  const otherDisagreements = disagreementsOf(otherResults);
+  const otherUnstable = unstableOf(other);
+  failed ||= otherDisagreements.length > 0 || otherUnstable > 0;
+  const firstSplit = new Map(styleSplit.map((r) => [r.style, r]));
+  out(`## ${other.label} backend`);
+  out();
+  out(
+    `- step latency, median of ${ROUNDS}: **${fmt(otherMedian)} s** (timed ${otherSeconds.map((s) => fmt(s)).join(", ")} s; ` +
+      `warm-up ${fmt(other.warmup.seconds)} s); server start-up ${fmt(other.startup)} s`,
+  );
+  out(
+    `- speed: **${(baselineMedian / otherMedian).toFixed(1)}× the baseline's rollouts/s** (${first.label}: ` +
+      `${ratio.toFixed(1)}×); step latency ${(otherMedian / stepMedian).toFixed(2)}× ${first.label}'s ` +
+      `${fmt(stepMedian)} s; per round, against the ${first.label} step just before it: ` +
+      `${otherSeconds.map((s, i) => `${(s / stepSeconds[i]).toFixed(2)}×`).join(", ")}`,
+  );
+  out(
+    `- agreement: ${n - vsFirst.length}/${n} rollouts have the same verdict, reward and d(M,C) as from ` +
+      `${first.label} (warm-up steps); ${n - otherDisagreements.length}/${n} the same verdict as every baseline ` +
+      `run (and, when passed, the same d(M,C) and reward); timed steps answering differently from its ` +
+      `warm-up step: ${otherUnstable}`,
+  );
+  out(
+    `- server memory (RSS): idle after start-up ${memCell(other.idleStart)}, after the warm-up ` +
+      `${memCell(other.idleWarm)}, after all ${1 + ROUNDS} steps ${memCell(other.idleAfter)}; peak ` +
+      `${memCell({ rssKiB: other.idleAfter.hwmKiB })}; threads at idle ${other.idleWarm.threads}`,
+  );
+  out(`- server stderr warnings: ${warningsOf(other)}`);
+  for (const d of vsFirst.slice(0, 20)) out(`- differs from ${first.label}: ${d}`);
+  for (const d of otherDisagreements.slice(0, 20)) out(`- disagreement: ${d}`);
+  out();
+  out("Per test style (sandbox work per step, mean of the timed steps):");
+  out();
+  out(`| tests | runs | summed run wall s | ms / run | ${first.label} ms / run |`);
+  out("|---|---:|---:|---:|---:|");
+  for (const r of styleSplitOf(other.steps)) {
+    out(
+      `| ${r.style} | ${r.processes.toFixed(0)} | ${fmt(r.wall)} | ${r.perProcessMs.toFixed(0)} | ` +
+        `${firstSplit.get(r.style).perProcessMs.toFixed(0)} |`,
+    );
+  }
+  out();
+}
 out(`Whole run: ${fmt((performance.now() - runStarted) / 1000, 0)} s.`);
 
 console.log(lines.join("\n"));
-if (disagreements.length > 0 || unstable > 0) process.exitCode = 2;
+if (failed) process.exitCode = 2;

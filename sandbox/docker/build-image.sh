@@ -40,7 +40,7 @@ runtime="$1"
 # The package list is read with Debian's /usr/bin/python3 (not node: this runs before `npm ci` on a fresh
 # machine, and python3 is the interpreter the images are about anyway).
 [ -x /usr/bin/python3 ] || die 1 "/usr/bin/python3 is needed to read sandbox/runtimes.json: sudo apt-get install -y python3"
-# Prints the runtime's Debian packages sorted, one a line; exits 2 listing the known runtimes if unknown.
+# Prints the runtime's Debian packages (those of its modules and of its programs) sorted, one a line; exits 2 listing the known runtimes if unknown.
 if ! packages="$(/usr/bin/python3 -c '
 import json, sys
 runtimes = json.load(open(sys.argv[1]))["runtimes"]
@@ -48,7 +48,7 @@ r = runtimes.get(sys.argv[2])
 if r is None:
     print("unknown runtime %r; the runtimes of sandbox/runtimes.json are: %s" % (sys.argv[2], ", ".join(sorted(runtimes))), file=sys.stderr)
     sys.exit(2)
-print("\n".join(sorted(r["packages"])))
+print("\n".join(sorted(set(r["packages"]) | set(r.get("programs", {})))))
 ' "$runtimes_json" "$runtime")"; then
   die 2 "no image for runtime '$runtime' (see above)"
 fi

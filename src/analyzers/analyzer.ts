@@ -3,7 +3,8 @@
  * configuration files in lint/config/, the pinned versions, and running a tool in the sandbox.
  *
  * Every analyzer runs its tool inside the {@link Sandbox} (no network, a private scratch directory, the
- * host's /usr read-only), on files written into the scratch directory: a file under analysis is code a
+ * runtime {@link LINT_RUNTIME}: under bwrap the host's /usr read-only, under Docker the image of the
+ * tools), on files written into the scratch directory: a file under analysis is code a
  * model wrote, and the analyzers parse it (clang-tidy even preprocesses it), so they get the same
  * isolation as the code's tests. Several files may share one run, to pay the tool's start-up once (PMD's
  * JVM takes seconds); the results are still per file.
@@ -16,6 +17,7 @@ import { readFileSync } from "node:fs";
 import type { Alert } from "../core/lint/alert.js";
 import type { LintLanguage, LintTool } from "../core/lint/tools.js";
 import { ErrorCode, MineditError } from "../errors.js";
+import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, ExecutionResult, Sandbox } from "../sandbox/sandbox.js";
 
 /**
@@ -69,6 +71,9 @@ export function lintConfigText(name: string): string {
   }
   return text;
 }
+
+/** The toolchain runtime every analyzer's run asks for (sandbox/runtimes.json): the tools and PMD's jars. */
+export const LINT_RUNTIME: RuntimeName = "lint";
 
 /** Options every adapter takes. */
 export type AnalyzerOptions = {
@@ -134,7 +139,8 @@ export async function runTool(
   },
 ): Promise<ExecutionResult> {
   const { signal, ...rest } = request;
-  const result = await sandbox.run(signal === undefined ? rest : { ...rest, signal });
+  const run = { ...rest, runtime: LINT_RUNTIME };
+  const result = await sandbox.run(signal === undefined ? run : { ...run, signal });
   const files = Object.keys(request.files).length;
   if (result.cancelled) throw new MineditError(ErrorCode.Cancelled, `${tool}: cancelled`);
   if (result.timedOut) {

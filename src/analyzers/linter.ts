@@ -9,9 +9,11 @@
  *   await linter.close();
  */
 import { createHash } from "node:crypto";
+import type { SandboxConfig } from "../config.js";
 import type { Alert } from "../core/lint/alert.js";
 import { LINT_TOOLS, type LintLanguage, type LintTool, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { createBwrapSandbox } from "../sandbox/bwrap.js";
+import { createBackendSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import {
   type Analyzer,
@@ -21,10 +23,10 @@ import {
   lintConfigText,
 } from "./analyzer.js";
 import { createClangTidyAnalyzer } from "./clang-tidy.js";
-import { createPmdAnalyzer, pmdReadOnlyBinds } from "./pmd.js";
+import { createPmdAnalyzer } from "./pmd.js";
 import { createPylintAnalyzer } from "./pylint.js";
 
-/** The adapter of a tool, running in `sandbox` (which must bind {@link lintSandboxBinds}). */
+/** The adapter of a tool, running in `sandbox` (its runs ask for the `lint` runtime: the tools, PMD's jars). */
 export function createAnalyzer(tool: LintTool, sandbox: Sandbox, options: AnalyzerOptions = {}): Analyzer {
   switch (tool) {
     case "pylint":
@@ -36,14 +38,15 @@ export function createAnalyzer(tool: LintTool, sandbox: Sandbox, options: Analyz
   }
 }
 
-/** What a sandbox must bind read-only for every analyzer to run (PMD's jars). */
-export function lintSandboxBinds(): { source: string; target: string }[] {
-  return pmdReadOnlyBinds();
-}
-
-/** A bubblewrap sandbox in which all three analyzers run. */
-export function createLintSandbox(): Promise<Sandbox> {
-  return createBwrapSandbox({ readOnlyBinds: lintSandboxBinds() });
+/**
+ * A sandbox in which all three analyzers run, a fresh one per run: the backend `config` names (bwrap or
+ * Docker, whose `lint` image has the tools), the default bwrap one without a config.
+ */
+export function createLintSandbox(
+  config?: SandboxConfig,
+  warn: (message: string) => void = () => {},
+): Promise<Sandbox> {
+  return config === undefined ? createBwrapSandbox() : createBackendSandbox(config, warn);
 }
 
 /**
@@ -61,7 +64,7 @@ export async function analyzerVersions(
 }
 
 export type LinterOptions = {
-  /** Sandbox to run in (must bind {@link lintSandboxBinds}); default: a new {@link createLintSandbox}, closed by {@link Linter.close}. */
+  /** Sandbox to run in; default: a new {@link createLintSandbox}, closed by {@link Linter.close}. */
   sandbox?: Sandbox;
   /** Cached files at most (per linter); the oldest entries go first. Default 20 000. */
   cacheEntries?: number;

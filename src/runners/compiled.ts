@@ -30,6 +30,7 @@
  */
 
 import { readFileSync } from "node:fs";
+import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import {
   execute,
@@ -46,6 +47,11 @@ import {
 export type CompiledLanguage = {
   /** For messages: `"C++"`, `"Java"`. */
   readonly name: string;
+  /**
+   * The toolchain runtime its runs ask for (sandbox/runtimes.json): under Docker the image with its
+   * compiler, whose fork servers run the driver; under bwrap the host's compiler, as for any runtime.
+   */
+  readonly runtime: RuntimeName;
   /** The sandbox files (the source under its file name), the compiler argv and how to start the result. */
   prepare(source: string, limits: ExecutionLimits): CompilePlan;
   /**
@@ -128,6 +134,7 @@ export async function runCompiledTests(
     files: { ...harness.files, ...plan.files, "driver.py": DRIVER, "main.py": execWrapper(plan) },
     argv: ["python3", "-s", "driver.py", JSON.stringify(spec)],
     stdin: harness.stdin,
+    runtime: language.runtime,
     limits: {
       ...limits,
       wallTimeMs: compileTimeMs + limits.wallTimeMs + STAGES_ALLOWANCE_MS,

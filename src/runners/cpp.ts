@@ -24,6 +24,7 @@ export const CPP_STACK_BYTES = 256 * 1024 * 1024;
 
 export const CPP: CompiledLanguage = {
   name: "C++",
+  runtime: "cpp",
   prepare: (source) => ({
     files: { "main.cpp": source },
     compile: [...CPP_COMPILE_ARGV],

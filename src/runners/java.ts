@@ -144,6 +144,7 @@ function closing(source: string, from: number, quote: string): number {
 
 export const JAVA: CompiledLanguage = {
   name: "Java",
+  runtime: "java",
   prepare: (source, limits) => {
     const entry = javaEntry(source);
     const file = `${entry.className}.java`;

@@ -3,12 +3,13 @@
  * or the Docker one (`sandbox.backend`), with warm interpreters (warm-python.ts) unless
  * `sandbox.warmInterpreters` is off. A host where the fork
  * servers cannot run still executes, in fresh sandboxes, after saying so through `warn`.
+ * {@link createBackendSandbox} is the backend alone, a fresh sandbox per run (the lint jobs' analyzers).
  */
 import type { SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
 import { DockerSandbox, imageTag } from "./docker.js";
-import { DEFAULT_RUNTIME, type RuntimeName } from "./runtimes.js";
+import { DEFAULT_RUNTIME, RUNTIME_NAMES, type RuntimeName } from "./runtimes.js";
 import type { Sandbox } from "./sandbox.js";
 import { type WarmBase, WarmPythonSandbox } from "./warm-python.js";
 
@@ -24,11 +25,8 @@ export async function createConfiguredSandbox(
   warn: (message: string) => void,
   runtimes: readonly RuntimeName[] = [DEFAULT_RUNTIME],
 ): Promise<Sandbox> {
-  const images = config.backend === "docker" ? await dockerImages(config, runtimes, warn) : {};
-  const fresh = (): Promise<WarmBase> =>
-    config.backend === "docker"
-      ? DockerSandbox.create({ ...config.docker, images, maxProcesses: config.maxProcesses })
-      : createBwrapSandbox({ pythonPath: config.pythonPath });
+  const images = config.backend === "docker" ? await dockerImages(config, warn) : {};
+  const fresh = (): Promise<WarmBase> => backend(config, images);
   const base = await fresh();
   if (!config.warmInterpreters) return base;
   let warm: WarmPythonSandbox;
@@ -51,23 +49,43 @@ export async function createConfiguredSandbox(
   return warm;
 }
 
+/** The configured backend alone: a new sandbox (bwrap) or container (Docker) for every run. */
+export async function createBackendSandbox(
+  config: SandboxConfig,
+  warn: (message: string) => void,
+): Promise<Sandbox> {
+  return backend(config, config.backend === "docker" ? await dockerImages(config, warn) : {});
+}
+
+function backend(config: SandboxConfig, images: Record<RuntimeName, string>): Promise<WarmBase> {
+  return config.backend === "docker"
+    ? DockerSandbox.create({ ...config.docker, images, maxProcesses: config.maxProcesses })
+    : createBwrapSandbox({ pythonPath: config.pythonPath });
+}
+
 /**
- * The configured image IDs, with those of `runtimes` that the configuration does not pin taken from the
+ * The configured image IDs, with those of the runtimes that the configuration does not pin taken from the
  * image sandbox/docker/build-image.sh tagged (`minedit-sandbox:NAME`), said through `warn` so the ID can be
- * pinned: a build later under the same tag must not change what runs unnoticed.
+ * pinned: a build later under the same tag must not change what runs unnoticed. Every runtime's, not only
+ * those of the loaded tasks: the C++ and Java runners and the analyzers ask for theirs on first use.
  */
 async function dockerImages(
   config: SandboxConfig,
-  runtimes: readonly RuntimeName[],
   warn: (message: string) => void,
 ): Promise<Record<RuntimeName, string>> {
   const images: Record<RuntimeName, string> = { ...config.docker.images };
-  for (const name of runtimes) {
+  const tagged: string[] = [];
+  for (const name of RUNTIME_NAMES) {
     if (images[name] !== undefined) continue;
     const id = await DockerSandbox.taggedImage(imageTag(name), config.docker.socketPath);
-    if (id === undefined) continue; // refused when its pool starts, with what to build
+    if (id === undefined) continue; // refused when a run asks for it, with what to build
     images[name] = id;
-    warn(`sandbox.docker.images.${name} is not set: using ${imageTag(name)} = ${id} (pin it in the config)`);
+    tagged.push(`${name} = ${imageTag(name)} (${id})`);
+  }
+  if (tagged.length > 0) {
+    warn(
+      `sandbox.docker.images does not pin ${tagged.join(", ")}: using the tagged images (pin their IDs in the config)`,
+    );
   }
   return images;
 }

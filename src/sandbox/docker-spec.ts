@@ -56,7 +56,9 @@ export type ContainerSpec = {
 };
 
 export function containerOptions(spec: ContainerSpec): ContainerCreateOptions {
-  const tmpfs = (bytes: number) => `rw,nosuid,nodev,size=${bytes},mode=1777`;
+  // `exec` said outright: Docker adds `noexec` to a tmpfs otherwise, and the C++ runner runs the binary it
+  // compiled into the scratch (bwrap's scratch and /dev/shm allow it too: verdicts must not differ).
+  const tmpfs = (bytes: number) => `rw,exec,nosuid,nodev,size=${bytes},mode=1777`;
   return {
     Image: spec.image,
     Cmd: spec.cmd,

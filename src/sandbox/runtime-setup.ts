@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
-import { type Runtime, requiredModules, runtimeNamed } from "./runtimes.js";
+import { debianPackages, missingPrograms, type Runtime, requiredModules, runtimeNamed } from "./runtimes.js";
 import { DEFAULT_LIMITS } from "./sandbox.js";
 import { WarmPythonSandbox } from "./warm-python.js";
 
@@ -42,7 +42,7 @@ export function aptCommand(packages: readonly string[], sudo: boolean): string {
 export async function setupRuntime(name: string, options: SetupOptions): Promise<SetupOutcome> {
   const runtime = runtimeNamed(name);
   const { log } = options;
-  const packages = Object.keys(runtime.packages);
+  const packages = debianPackages(runtime);
   let installedNow: string[] = [];
   let installSeconds = 0;
   if (packages.length > 0) {
@@ -111,14 +111,14 @@ for name in json.loads(sys.argv[1]):
 print(json.dumps(report))`;
 
 /**
- * Imports every module of the runtime (the required ones, then the preload list) in a fresh sandbox of
- * the runtime, and starts one of its fork servers; what failed, one line each.
+ * Checks the runtime's programs, imports every module of it (the required ones, then the preload list) in
+ * a fresh sandbox of the runtime, and starts one of its fork servers; what failed, one line each.
  */
 async function verify(runtime: Runtime, pythonPath: string, log: (line: string) => void): Promise<string[]> {
+  const problems = missingPrograms(runtime).map((program) => `${program} is missing`);
   const modules = [...new Set([...requiredModules(runtime), ...runtime.preload])];
-  if (modules.length === 0) return [];
+  if (modules.length === 0) return problems;
   const base = await createBwrapSandbox({ pythonPath });
-  const problems: string[] = [];
   try {
     const started = performance.now();
     const r = await base.run({

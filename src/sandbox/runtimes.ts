@@ -8,6 +8,9 @@
  * - `packages`: Debian packages (installed with `--no-install-recommends` by `minedit setup --runtime`),
  *   each mapped to the top-level module it provides. The runtime counts as installed when every one of
  *   those modules is found by the sandbox's interpreter ({@link missingModules});
+ * - `programs`: Debian packages that provide a program rather than a module (g++, a JDK, clang-tidy), each
+ *   mapped to the path under /usr of the program that must be there (checked on the host, whose /usr the
+ *   bwrap sandbox binds; the Docker images install them);
  * - `preload`: modules each of the runtime's fork servers imports before it forks (warm-python.ts), so a
  *   run does not pay their import; chosen by how many BigCodeBench tasks import them and what they cost
  *   (docs/sandbox.md has the measurements);
@@ -19,6 +22,10 @@
  * - `scratchDirs`: empty directories every run of it finds in its scratch (that config directory).
  *
  * `leftOut` records packages deliberately not installed, and why.
+ *
+ * Besides the task runtimes there are toolchain runtimes, which no task row names: `cpp` and `java`, which
+ * the C++ and Java runners ask for, and `lint`, which the analyzers ask for. Under bwrap they change
+ * little (the host's /usr has the programs; `lint` binds PMD's jars); under Docker each is its own image.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -33,6 +40,7 @@ export type RuntimeName = string;
 /** What a task gets when its row names no runtime: the standard library only. */
 export const DEFAULT_RUNTIME: RuntimeName = "stdlib";
 
+const DEBIAN_PACKAGE = /^[a-z0-9][a-z0-9.+-]+$/;
 const PATH_IN_ETC = /^\/etc\/[^/]+(?:\/[^/]+)*$/;
 /** A plain relative path: no leading `/`, no empty, `.` or `..` segment. */
 const isPlainRelative = (path: string) =>
@@ -40,7 +48,10 @@ const isPlainRelative = (path: string) =>
 
 const RuntimeSchema = z.strictObject({
   description: z.string().min(1),
-  packages: z.record(z.string().regex(/^[a-z0-9][a-z0-9.+-]+$/), z.string().min(1)),
+  packages: z.record(z.string().regex(DEBIAN_PACKAGE), z.string().min(1)),
+  programs: z
+    .record(z.string().regex(DEBIAN_PACKAGE), z.string().regex(/^\/usr\/[^/]+(?:\/[^/]+)*$/))
+    .default({}),
   leftOut: z.record(z.string(), z.string()).default({}),
   preload: z.array(z.string().min(1)),
   etc: z.array(z.string().regex(PATH_IN_ETC)),
@@ -78,7 +89,11 @@ function loadRuntimes(): ReadonlyMap<RuntimeName, Runtime> {
   for (const [name, runtime] of Object.entries(parsed.data.runtimes))
     runtimes.set(name, { ...runtime, name });
   const standard = runtimes.get(DEFAULT_RUNTIME);
-  if (standard === undefined || Object.keys(standard.packages).length > 0) {
+  if (
+    standard === undefined ||
+    Object.keys(standard.packages).length > 0 ||
+    Object.keys(standard.programs).length > 0
+  ) {
     throw new MineditError(
       ErrorCode.Internal,
       `sandbox/runtimes.json: "${DEFAULT_RUNTIME}" must exist and be empty`,
@@ -112,6 +127,18 @@ export function runtimeNamed(name: RuntimeName): Runtime {
 /** The modules that must be importable for `runtime` to count as installed (one per package). */
 export function requiredModules(runtime: Runtime): string[] {
   return [...new Set(Object.values(runtime.packages))];
+}
+
+/** Every Debian package of `runtime`: those of its modules, then those of its programs. */
+export function debianPackages(runtime: Runtime): string[] {
+  return [...new Set([...Object.keys(runtime.packages), ...Object.keys(runtime.programs)])];
+}
+
+/** The programs of `runtime` this host's /usr does not have, as `program /usr/bin/g++ (Debian g++)`. */
+export function missingPrograms(runtime: Runtime): string[] {
+  return Object.entries(runtime.programs)
+    .filter(([, path]) => !existsSync(path))
+    .map(([pkg, path]) => `program ${path} (Debian ${pkg})`);
 }
 
 const requireHere = createRequire(import.meta.url);
@@ -148,8 +175,9 @@ const FIND_SPECS =
   "import importlib.util, json, sys\nprint(json.dumps([m for m in json.loads(sys.argv[1]) if importlib.util.find_spec(m) is None]))";
 
 /**
- * The required modules of `runtime` that the interpreter at `pythonPath` does not find, and its data
- * packages that are not installed (`npm package X`); empty: installed.
+ * The required modules of `runtime` that the interpreter at `pythonPath` does not find, its programs the
+ * host does not have ({@link missingPrograms}) and its data packages that are not installed (`npm
+ * package X`); empty: installed.
  * Asked of that interpreter on the host, run as the sandbox runs it (`-s`, an empty environment): the
  * sandbox binds /usr and the interpreter's own prefix read-only, so it finds what the host finds there.
  * `find_spec` locates a top-level module without importing it (a few milliseconds for all of them); that
@@ -159,9 +187,12 @@ const FIND_SPECS =
  */
 export async function missingModules(runtime: Runtime, pythonPath: string): Promise<string[]> {
   const modules = requiredModules(runtime);
-  const data = dataBinds(runtime)
-    .filter((bind) => bind.source === null)
-    .map((bind) => `npm package ${bind.npm}`);
+  const data = [
+    ...missingPrograms(runtime),
+    ...dataBinds(runtime)
+      .filter((bind) => bind.source === null)
+      .map((bind) => `npm package ${bind.npm}`),
+  ];
   if (modules.length === 0) return data;
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
     (resolve) => {

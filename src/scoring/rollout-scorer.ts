@@ -88,8 +88,10 @@ export type RolloutScorerOptions = {
   /** Outcomes kept across calls (result-cache.ts); absent: each call dedupes only within itself. */
   resultCache?: ResultCache;
   /**
-   * The analyzers for lint tasks. Default: a {@link Linter} in its own sandbox, created on the first lint
-   * rollout and closed by {@link ExecutingRolloutScorer.close}.
+   * The analyzers for lint tasks. Default: a {@link Linter} running in `sandbox` (so on the configured
+   * backend: bwrap, or Docker's `lint` image; its own bwrap sandbox when `sandbox` is null), created on
+   * the first lint rollout and closed by
+   * {@link ExecutingRolloutScorer.close}.
    */
   linter?: () => Promise<Linter>;
   /** Where repair executions run; absent: in `sandbox`, under the execution slots. */
@@ -134,7 +136,9 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   private linter(): Promise<Linter> {
     if (this.options.linter !== undefined) return this.options.linter();
     if (this.ownLinter === null) {
-      this.ownLinter = Linter.create();
+      // No sandbox here (the executions run elsewhere): the linter's own bwrap one.
+      const sandbox = this.options.sandbox;
+      this.ownLinter = Linter.create(sandbox === null ? {} : { sandbox });
       // A linter that could not be created is retried by the next lint rollout.
       this.ownLinter.catch(() => {
         this.ownLinter = null;

@@ -2,16 +2,24 @@
  * Lint tasks end to end, nothing faked: startService with the lint task file tests/fixtures/lint/tasks.jsonl
  * (one Python, one C++, one Java task), the real sandbox, compilers and analyzers (Pylint, clang-tidy,
  * PMD), and a real grpc-js client. One ScoreBatch mixes lint rollouts of all three languages, an inline
- * lint task and a repair rollout. Slow by nature (each analyzer run takes seconds), so it is one batch.
+ * lint task and a repair rollout. Slow by nature (each analyzer run takes seconds), so it is one batch,
+ * scored on bwrap and then on Docker.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Client, credentials } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
 import { parseConfig } from "../../src/config.js";
-import { LintLanguage, type RolloutResult, Verdict } from "../../src/gen/minedit/v1/reward_pb.js";
+import {
+  LintLanguage,
+  type RolloutResult,
+  type ScoreBatchRequestSchema,
+  Verdict,
+} from "../../src/gen/minedit/v1/reward_pb.js";
 import { type Service, startService } from "../../src/server/service.js";
+import { DOCKER_TESTS } from "../sandbox/backends.js";
 import { scoreBatch } from "../server/harness.js";
 
 const TASK_FILE = new URL("../fixtures/lint/tasks.jsonl", import.meta.url).pathname;
@@ -71,6 +79,58 @@ public class Main {
 }
 `;
 
+const pyTests = {
+  style: {
+    case: "stdio" as const,
+    value: {
+      cases: [
+        { input: "1 2 3\n", output: "6\n" },
+        { input: "-7\n", output: "-7\n" },
+      ],
+    },
+  },
+};
+
+/** One batch of every kind of lint rollout (and a repair one). */
+const BATCH: MessageInitShape<typeof ScoreBatchRequestSchema> = {
+  rollouts: [
+    { id: "py-orig", completion: fence("python", task("python").original), taskRef: stored("python") },
+    { id: "py-fixed", completion: fence("python", PY_FIXED), taskRef: stored("python") },
+    { id: "py-fixed-again", completion: fence("py", PY_FIXED), taskRef: stored("python") },
+    { id: "py-broken", completion: fence("python", PY_BROKEN), taskRef: stored("python") },
+    { id: "py-unparsable", completion: fence("python", "def f(:\n"), taskRef: stored("python") },
+    {
+      id: "py-inline",
+      completion: fence("python", PY_FIXED),
+      taskRef: {
+        case: "lintTask",
+        value: { language: LintLanguage.PYTHON, original: task("python").original, tests: pyTests },
+      },
+    },
+    { id: "cpp-fixed", completion: fence("cpp", CPP_FIXED), taskRef: stored("cpp") },
+    { id: "cpp-no-compile", completion: fence("cpp", CPP_NO_COMPILE), taskRef: stored("cpp") },
+    { id: "java-fixed", completion: fence("java", JAVA_FIXED), taskRef: stored("java") },
+    {
+      id: "repair",
+      completion: fence("python", "n = int(input())\nprint(n * 2)\n"),
+      taskRef: {
+        case: "task",
+        value: {
+          corrupted: "n = int(input())\nprint(n * 3)\n",
+          gold: "n = int(input())\nprint(n * 2)\n",
+          tests: { style: { case: "stdio", value: { cases: [{ input: "2\n", output: "4\n" }] } } },
+        },
+      },
+    },
+  ],
+};
+
+/** The results of {@link BATCH} scored by the service `client` talks to, by rollout id. */
+async function scoreOn(client: Client): Promise<Map<string, RolloutResult>> {
+  const response = await scoreBatch(client, BATCH, { call: { deadline: Date.now() + 600_000 } });
+  return new Map(response.results.map((r) => [r.id, r]));
+}
+
 let engine: Service;
 let client: Client;
 let byId: Map<string, RolloutResult>;
@@ -86,54 +146,7 @@ beforeAll(async () => {
   });
   engine = await startService(config, [TASK_FILE], true);
   client = new Client(`127.0.0.1:${engine.server.port}`, credentials.createInsecure());
-  const pyTests = {
-    style: {
-      case: "stdio" as const,
-      value: {
-        cases: [
-          { input: "1 2 3\n", output: "6\n" },
-          { input: "-7\n", output: "-7\n" },
-        ],
-      },
-    },
-  };
-  const response = await scoreBatch(
-    client,
-    {
-      rollouts: [
-        { id: "py-orig", completion: fence("python", task("python").original), taskRef: stored("python") },
-        { id: "py-fixed", completion: fence("python", PY_FIXED), taskRef: stored("python") },
-        { id: "py-fixed-again", completion: fence("py", PY_FIXED), taskRef: stored("python") },
-        { id: "py-broken", completion: fence("python", PY_BROKEN), taskRef: stored("python") },
-        { id: "py-unparsable", completion: fence("python", "def f(:\n"), taskRef: stored("python") },
-        {
-          id: "py-inline",
-          completion: fence("python", PY_FIXED),
-          taskRef: {
-            case: "lintTask",
-            value: { language: LintLanguage.PYTHON, original: task("python").original, tests: pyTests },
-          },
-        },
-        { id: "cpp-fixed", completion: fence("cpp", CPP_FIXED), taskRef: stored("cpp") },
-        { id: "cpp-no-compile", completion: fence("cpp", CPP_NO_COMPILE), taskRef: stored("cpp") },
-        { id: "java-fixed", completion: fence("java", JAVA_FIXED), taskRef: stored("java") },
-        {
-          id: "repair",
-          completion: fence("python", "n = int(input())\nprint(n * 2)\n"),
-          taskRef: {
-            case: "task",
-            value: {
-              corrupted: "n = int(input())\nprint(n * 3)\n",
-              gold: "n = int(input())\nprint(n * 2)\n",
-              tests: { style: { case: "stdio", value: { cases: [{ input: "2\n", output: "4\n" }] } } },
-            },
-          },
-        },
-      ],
-    },
-    { call: { deadline: Date.now() + 600_000 } },
-  );
-  byId = new Map(response.results.map((r) => [r.id, r]));
+  byId = await scoreOn(client);
 }, 900_000);
 
 afterAll(async () => {
@@ -213,4 +226,36 @@ describe("ScoreBatch with lint tasks", () => {
     expect(r.lintComponents).toBeUndefined();
     expect(r.rewardVersion).toMatch(/^minedit-reward\/2;/);
   });
+});
+
+/**
+ * The same batch through `serve --sandbox docker`: the analyzers in fresh containers of the lint image, the
+ * revisions' tests in warm containers of the stdlib, cpp and java images (scripts/ensure-docker.sh builds
+ * them), every rollout scored exactly as on bwrap.
+ */
+describe.skipIf(!DOCKER_TESTS)("ScoreBatch with lint tasks on the Docker backend", () => {
+  test("every rollout gets the verdict, tests, reward and lint components it gets on bwrap", async () => {
+    const config = parseConfig({
+      server: { port: 0 },
+      pool: { threads: 1 },
+      sandbox: { executionConcurrency: 2, backend: "docker" },
+    });
+    const docker = await startService(config, [TASK_FILE], true);
+    const dockerClient = new Client(`127.0.0.1:${docker.server.port}`, credentials.createInsecure());
+    try {
+      const onDocker = await scoreOn(dockerClient);
+      const view = (r: RolloutResult | undefined) => ({
+        verdict: r?.verdict,
+        reward: r?.reward,
+        testsPassed: r?.testsPassed,
+        testsTotal: r?.testsTotal,
+        lintComponents: r?.lintComponents,
+      });
+      expect(onDocker.size).toBe(byId.size);
+      for (const id of byId.keys()) expect(view(onDocker.get(id)), id).toEqual(view(byId.get(id)));
+    } finally {
+      dockerClient.close();
+      await docker.close();
+    }
+  }, 900_000);
 });

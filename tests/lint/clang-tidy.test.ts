@@ -7,6 +7,7 @@ import { describe, expect, test } from "vitest";
 import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
 import { neutralizeNolint } from "../../src/analyzers/clang-tidy.js";
 import { diffAlerts } from "../../src/core/lint/alert.js";
+import { LINT_BACKENDS } from "../sandbox/backends.js";
 import { ruleLines, useLinter } from "./helpers.js";
 
 const SAMPLE = `#include <cstdio>
@@ -30,9 +31,9 @@ int main() {
 }
 `;
 
-const linter = useLinter();
+describe.each(LINT_BACKENDS)("clang-tidy (%s)", (_backend, createSandbox) => {
+  const linter = useLinter(createSandbox);
 
-describe("clang-tidy", () => {
   test("version is the pinned one", async () => {
     const [version] = await linter().versions(["clang-tidy"]);
     expect(version?.version).toBe(PINNED_ANALYZER_VERSIONS["clang-tidy"]);

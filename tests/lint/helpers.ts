@@ -5,15 +5,22 @@
 import { afterAll, beforeAll } from "vitest";
 import { Linter } from "../../src/analyzers/linter.js";
 import type { Alert } from "../../src/core/lint/alert.js";
+import type { Sandbox } from "../../src/sandbox/sandbox.js";
 
-/** A linter created before the file's tests and closed after them; call the result inside tests. */
-export function useLinter(): () => Linter {
+/**
+ * A linter created before the file's (or the describe block's) tests and closed after them, in a sandbox
+ * from `createSandbox` (closed with it) or its own bwrap one; call the result inside tests.
+ */
+export function useLinter(createSandbox?: () => Promise<Sandbox>): () => Linter {
   let linter: Linter | undefined;
+  let sandbox: Sandbox | undefined;
   beforeAll(async () => {
-    linter = await Linter.create();
-  });
+    sandbox = createSandbox === undefined ? undefined : await createSandbox();
+    linter = await Linter.create(sandbox === undefined ? {} : { sandbox });
+  }, 60_000);
   afterAll(async () => {
     await linter?.close();
+    await sandbox?.close();
   });
   return () => {
     if (linter === undefined) throw new Error("the linter is not created yet");

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "vitest";
 import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
 import { diffAlerts } from "../../src/core/lint/alert.js";
+import { LINT_BACKENDS } from "../sandbox/backends.js";
 import { ruleLines, useLinter } from "./helpers.js";
 
 const SAMPLE = `import java.io.BufferedReader;
@@ -33,9 +34,9 @@ public class Main {
 }
 `;
 
-const linter = useLinter();
+describe.each(LINT_BACKENDS)("pmd (%s)", (_backend, createSandbox) => {
+  const linter = useLinter(createSandbox);
 
-describe("pmd", () => {
   test("version is the pinned one, on Java 17", async () => {
     const [version] = await linter().versions(["pmd"]);
     expect(version?.version).toBe(PINNED_ANALYZER_VERSIONS.pmd);

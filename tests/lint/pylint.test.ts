@@ -1,5 +1,5 @@
 /**
- * The Pylint adapter in the real sandbox with the shipped configuration: known alerts on small files,
+ * The Pylint adapter in the real sandbox (bwrap, and Docker's lint image) with the shipped configuration: known alerts on small files,
  * per-file results from one batched run, syntax errors as alerts, inert suppression pragmas, and the
  * line-shift invariance of matching.
  */
@@ -7,6 +7,7 @@ import { describe, expect, test } from "vitest";
 import { PINNED_ANALYZER_VERSIONS } from "../../src/analyzers/analyzer.js";
 import { neutralizePylintPragmas } from "../../src/analyzers/pylint.js";
 import { diffAlerts } from "../../src/core/lint/alert.js";
+import { LINT_BACKENDS } from "../sandbox/backends.js";
 import { ruleLines, useLinter } from "./helpers.js";
 
 const SAMPLE = `"""Sum of the input numbers."""
@@ -28,9 +29,9 @@ def total(values, unused=[]):
 print(total([int(x) for x in sys.stdin.read().split()]))
 `;
 
-const linter = useLinter();
+describe.each(LINT_BACKENDS)("pylint (%s)", (_backend, createSandbox) => {
+  const linter = useLinter(createSandbox);
 
-describe("pylint", () => {
   test("version is the pinned one and is described", async () => {
     const [version] = await linter().versions(["pylint"]);
     expect(version?.version).toBe(PINNED_ANALYZER_VERSIONS.pylint);

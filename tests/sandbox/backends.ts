@@ -3,13 +3,15 @@
  * a fresh sandbox and interpreter per run and with warm interpreters (fork servers,
  * src/sandbox/warm-python.ts), and the Docker backend with warm interpreters (src/sandbox/docker.ts: a
  * container per slot; its fresh containers, 1–3 s each with the vfs storage driver, are
- * tested in docker.test.ts). The Docker suites need a running dockerd and the stdlib image
- * (scripts/ensure-docker.sh, which test.sh runs, provides both); MINEDIT_TEST_DOCKER=0 leaves them out,
+ * tested in docker.test.ts). The Docker suites need a running dockerd and the images of the runtimes they
+ * use: stdlib, and the cpp, java and lint toolchains for the runner and lint suites
+ * (scripts/ensure-docker.sh, which test.sh runs, provides them); MINEDIT_TEST_DOCKER=0 leaves them out,
  * and says so.
  */
 import { spawnSync } from "node:child_process";
 import { createBwrapSandbox } from "../../src/sandbox/bwrap.js";
-import { DockerSandbox } from "../../src/sandbox/docker.js";
+import { DockerSandbox, imageTag } from "../../src/sandbox/docker.js";
+import type { RuntimeName } from "../../src/sandbox/runtimes.js";
 import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
 
@@ -21,37 +23,48 @@ export async function createWarmSandbox(slots = 2): Promise<WarmPythonSandbox> {
 export const DOCKER_TESTS = process.env.MINEDIT_TEST_DOCKER !== "0";
 if (!DOCKER_TESTS) console.warn("MINEDIT_TEST_DOCKER=0: the Docker backend's suites are left out");
 
-/** The tag scripts/ensure-docker.sh builds the standard library's image under. */
-export const DOCKER_STDLIB_TAG = "minedit-sandbox:stdlib";
-
-/** The ID of the stdlib image (MINEDIT_DOCKER_IMAGE_STDLIB, else the tag's), or an error saying how to get it. */
-export function dockerStdlibImage(): string {
-  const fromEnv = process.env.MINEDIT_DOCKER_IMAGE_STDLIB;
+/**
+ * The ID of runtime `name`'s image (MINEDIT_DOCKER_IMAGE_<NAME>, else the one tagged minedit-sandbox:NAME),
+ * or an error saying how to get it.
+ */
+export function dockerImage(name: RuntimeName): string {
+  const fromEnv = process.env[`MINEDIT_DOCKER_IMAGE_${name.toUpperCase()}`];
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
-  const inspect = spawnSync("docker", ["image", "inspect", "-f", "{{.Id}}", DOCKER_STDLIB_TAG], {
+  const inspect = spawnSync("docker", ["image", "inspect", "-f", "{{.Id}}", imageTag(name)], {
     encoding: "utf8",
   });
   if (inspect.status !== 0) {
     throw new Error(
-      `no ${DOCKER_STDLIB_TAG} image (${(inspect.stderr ?? inspect.error?.message ?? "").trim()}): ` +
+      `no ${imageTag(name)} image (${(inspect.stderr ?? inspect.error?.message ?? "").trim()}): ` +
         "run `bash scripts/ensure-docker.sh` (starts dockerd, builds it), or MINEDIT_TEST_DOCKER=0 to leave Docker out",
     );
   }
   return inspect.stdout.trim();
 }
 
-export function createDockerSandbox(options: { ociRuntime?: string } = {}): Promise<DockerSandbox> {
+/** The ID of the stdlib image. */
+export const dockerStdlibImage = () => dockerImage("stdlib");
+
+/** A Docker sandbox with the images of stdlib and `runtimes` (e.g. the toolchains a suite needs). */
+export function createDockerSandbox(
+  options: { ociRuntime?: string; runtimes?: readonly RuntimeName[] } = {},
+): Promise<DockerSandbox> {
+  const { runtimes = [], ...rest } = options;
+  const images = Object.fromEntries(["stdlib", ...runtimes].map((name) => [name, dockerImage(name)]));
   return DockerSandbox.create({
-    images: { stdlib: dockerStdlibImage() },
+    images,
     containerMemoryBytes: 2 * 1024 ** 3,
     cpusPerContainer: 1,
     maxProcesses: 64,
-    ...options,
+    ...rest,
   });
 }
 
-export async function createWarmDockerSandbox(slots = 2): Promise<WarmPythonSandbox> {
-  return WarmPythonSandbox.create(await createDockerSandbox(), { slots });
+export async function createWarmDockerSandbox(
+  slots = 2,
+  runtimes: readonly RuntimeName[] = [],
+): Promise<WarmPythonSandbox> {
+  return WarmPythonSandbox.create(await createDockerSandbox({ runtimes }), { slots });
 }
 
 /**
@@ -78,3 +91,23 @@ while pid > 1:
     pid = parent(pid)
     line.add(pid)
 others = sorted(int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) not in line)`;
+
+/**
+ * Where the C++ and Java runners' suites run: a fresh bwrap sandbox per run, and Docker with warm
+ * interpreters (the driver in a fork server of the cpp or java image's container).
+ */
+export const RUNNER_BACKENDS: readonly (readonly [string, () => Promise<Sandbox>])[] = [
+  ["bwrap, fresh sandbox per run", () => createBwrapSandbox()],
+  ...(DOCKER_TESTS
+    ? ([["docker, warm interpreters", () => createWarmDockerSandbox(1, ["cpp", "java"])]] as const)
+    : []),
+];
+
+/**
+ * Where the analyzers' suites run: a fresh bwrap sandbox per run, and a fresh container of the lint image
+ * per run (the analyzers' commands are not Python, so no fork server runs them).
+ */
+export const LINT_BACKENDS: readonly (readonly [string, () => Promise<Sandbox>])[] = [
+  ["bwrap", () => createBwrapSandbox()],
+  ...(DOCKER_TESTS ? ([["docker", () => createDockerSandbox({ runtimes: ["lint"] })]] as const) : []),
+];

@@ -51,8 +51,8 @@ describe("container spec", () => {
       Init: false,
       Binds: ["/srv/nltk:/opt/minedit/nltk_data:ro"],
     });
-    expect(o.HostConfig?.Tmpfs?.["/tmp"]).toBe("rw,nosuid,nodev,size=134217728,mode=1777");
-    expect(o.HostConfig?.Tmpfs?.["/dev/shm"]).toMatch(/^rw,nosuid,nodev,size=\d+,mode=1777$/);
+    expect(o.HostConfig?.Tmpfs?.["/tmp"]).toBe("rw,exec,nosuid,nodev,size=134217728,mode=1777");
+    expect(o.HostConfig?.Tmpfs?.["/dev/shm"]).toMatch(/^rw,exec,nosuid,nodev,size=\d+,mode=1777$/);
     expect(o.HostConfig?.Runtime).toBeUndefined();
     expect(containerOptions({ ...spec, ociRuntime: "runsc" }).HostConfig?.Runtime).toBe("runsc");
     expect(o.Labels).toEqual({ [OWNER_LABEL]: "host-1:4242", [ROLE_LABEL]: "fork-server" });

@@ -14,11 +14,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PythonTests, runPythonTests } from "../../src/runners/python.js";
-import { DockerSandbox } from "../../src/sandbox/docker.js";
+import { DockerSandbox, imageTag } from "../../src/sandbox/docker.js";
 import { OWNER_LABEL, ownerLabel, ROLE_LABEL } from "../../src/sandbox/docker-spec.js";
 import { DEFAULT_LIMITS, type ExecutionLimits } from "../../src/sandbox/sandbox.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
-import { createDockerSandbox, DOCKER_STDLIB_TAG, DOCKER_TESTS, dockerStdlibImage } from "./backends.js";
+import { createDockerSandbox, DOCKER_TESTS, dockerStdlibImage } from "./backends.js";
 
 const docker = new Docker();
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, cpuTimeMs: 5000, wallTimeMs: 15_000 };
@@ -273,7 +273,7 @@ async function privateDaemon(): Promise<{
     }
   };
   await start();
-  const load = spawnSync("sh", ["-c", `docker save ${DOCKER_STDLIB_TAG} | docker -H unix://${socket} load`], {
+  const load = spawnSync("sh", ["-c", `docker save ${imageTag("stdlib")} | docker -H unix://${socket} load`], {
     encoding: "utf8",
   });
   if (load.status !== 0) throw new Error(`loading the image into the test's dockerd failed: ${load.stderr}`);

