@@ -60,7 +60,8 @@ const cliArgs = process.argv.slice(2);
 const backendsAt = cliArgs.indexOf("--backends");
 const extraArgs = backendsAt === -1 ? cliArgs : cliArgs.toSpliced(backendsAt, 2);
 /** One entry per server to start: null is the single server of the plain invocation (no `--sandbox` added). */
-const BACKENDS = backendsAt === -1 ? [null] : (cliArgs[backendsAt + 1] ?? "").split(",").filter((b) => b !== "");
+const BACKENDS =
+  backendsAt === -1 ? [null] : (cliArgs[backendsAt + 1] ?? "").split(",").filter((b) => b !== "");
 // Checked before the minute of preparation, so a mistyped command line fails at once.
 if (BACKENDS.length === 0 || BACKENDS.some((b) => b?.startsWith("-"))) {
   console.error("--backends needs a comma-separated list of sandbox backends, e.g. --backends bwrap,docker");
@@ -455,6 +456,13 @@ function memoryOf(pid) {
 const serveConfig = join(workDir, "serve-config.json");
 writeFileSync(serveConfig, JSON.stringify({ sandbox: { resultCacheBytes: 0 } }));
 
+/** Every server spawned: a run that fails part-way (a backend that does not start) must not leave one behind. */
+const spawned = [];
+process.on("exit", () => {
+  for (const child of spawned)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+});
+
 /**
  * Starts `minedit serve` for one backend (null: the extra arguments alone) and waits until it listens and
  * has settled. The returned record also collects the server's measurements (warm-up, steps, idle memory).
@@ -482,6 +490,7 @@ async function startServer(backend) {
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
+  spawned.push(child);
   // Read to the end, not only up to "listening": its warnings are reported, and a full pipe would block it.
   const server = { backend, label: backend ?? "server", child, stderr: "" };
   const address = await new Promise((resolve, reject) => {
@@ -818,6 +827,7 @@ for (const d of disagreements.slice(0, 20)) out(`- disagreement: ${d}`);
 for (const k of kindViolations.slice(0, 20)) out(`- kind: ${k}`);
 out();
 let failed = disagreements.length > 0 || unstable > 0;
+const firstSplit = new Map(styleSplit.map((r) => [r.style, r]));
 for (const other of further) {
   const otherSeconds = stepSecondsOf(other);
   const otherMedian = median(otherSeconds);
@@ -831,7 +841,6 @@ for (const other of further) {
   const otherDisagreements = disagreementsOf(otherResults);
   const otherUnstable = unstableOf(other);
   failed ||= otherDisagreements.length > 0 || otherUnstable > 0;
-  const firstSplit = new Map(styleSplit.map((r) => [r.style, r]));
   out(`## ${other.label} backend`);
   out();
   out(
@@ -839,7 +848,8 @@ for (const other of further) {
       `warm-up ${fmt(other.warmup.seconds)} s); server start-up ${fmt(other.startup)} s`,
   );
   out(
-    `- speed: **${(baselineMedian / otherMedian).toFixed(1)}× the baseline's rollouts/s** (${first.label}: ` +
+    `- speed: **${(baselineMedian / otherMedian).toFixed(1)}× the baseline's rollouts/s** (its median ` +
+      `${fmt(baselineMedian)} s; ${first.label}: ` +
       `${ratio.toFixed(1)}×); step latency ${(otherMedian / stepMedian).toFixed(2)}× ${first.label}'s ` +
       `${fmt(stepMedian)} s; per round, against the ${first.label} step just before it: ` +
       `${otherSeconds.map((s, i) => `${(s / stepSeconds[i]).toFixed(2)}×`).join(", ")}`,

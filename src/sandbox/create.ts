@@ -9,7 +9,7 @@ import type { SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
 import { DockerSandbox, imageTag } from "./docker.js";
-import { DEFAULT_RUNTIME, RUNTIME_NAMES, type RuntimeName } from "./runtimes.js";
+import { DEFAULT_RUNTIME, hostRuntimeProblem, RUNTIME_NAMES, type RuntimeName } from "./runtimes.js";
 import type { Sandbox } from "./sandbox.js";
 import { type WarmBase, WarmPythonSandbox } from "./warm-python.js";
 
@@ -47,6 +47,25 @@ export async function createConfiguredSandbox(
     );
   }
   return warm;
+}
+
+/**
+ * Why runtime NAME cannot run on the configured backend, a sentence beginning `runtime "NAME"`, or null:
+ * under bwrap, what the host's interpreter does not find; under Docker, whether an image is pinned or
+ * tagged for it. The task store asks it at load, so a task nothing can run is refused then, not at its
+ * first rollout.
+ */
+export function runtimeProblem(config: SandboxConfig): (name: RuntimeName) => Promise<string | null> {
+  if (config.backend !== "docker") return (name) => hostRuntimeProblem(name, config.pythonPath);
+  return async (name) => {
+    if (config.docker.images[name] !== undefined) return null;
+    if ((await DockerSandbox.taggedImage(imageTag(name), config.docker.socketPath)) !== undefined)
+      return null;
+    return (
+      `runtime "${name}" has no Docker image: build it with \`bash sandbox/docker/build-image.sh ${name}\`` +
+      ` and pin the ID it prints in sandbox.docker.images.${name}`
+    );
+  };
 }
 
 /** The configured backend alone: a new sandbox (bwrap) or container (Docker) for every run. */

@@ -171,6 +171,15 @@ export function notInstalledMessage(name: RuntimeName, missing: readonly string[
   return `runtime "${name}" is not installed (not found: ${shown}); run \`${setupCommand(name)}\``;
 }
 
+/**
+ * Why runtime `name` cannot run in a bwrap sandbox of the interpreter `pythonPath` ({@link
+ * notInstalledMessage}: what is missing and what installs it), or null when it can.
+ */
+export async function hostRuntimeProblem(name: RuntimeName, pythonPath: string): Promise<string | null> {
+  const missing = await missingModules(runtimeNamed(name), pythonPath);
+  return missing.length === 0 ? null : notInstalledMessage(name, missing);
+}
+
 const FIND_SPECS =
   "import importlib.util, json, sys\nprint(json.dumps([m for m in json.loads(sys.argv[1]) if importlib.util.find_spec(m) is None]))";
 

@@ -11,7 +11,7 @@ import { loadPythonGrammar } from "../core/python/grammar.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { HARNESS_DIGEST, runPythonTests } from "../runners/python.js";
 import { CpuMeter } from "../sandbox/cpu-meter.js";
-import { createConfiguredSandbox } from "../sandbox/create.js";
+import { createConfiguredSandbox, runtimeProblem } from "../sandbox/create.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
 import { DirectoryGateCache, defaultGateCacheDir } from "./gate-cache.js";
@@ -49,6 +49,7 @@ export async function startScoringEngine(
   // Tasks whose runtime is not installed are refused here (not served; one line per runtime in the log).
   const tasks = await TaskStore.load(taskFiles, {
     pythonPath: execute ? config.sandbox.pythonPath : null,
+    unavailable: runtimeProblem(config.sandbox),
     log,
   });
   const pool = new MetricsPool(config.pool.threads);

@@ -19,13 +19,10 @@ import { jsonlLines } from "../io/inputs.js";
 import type { PythonTests } from "../runners/python.js";
 import {
   DEFAULT_RUNTIME,
+  hostRuntimeProblem,
   isRuntimeName,
-  missingModules,
-  notInstalledMessage,
   RUNTIME_NAMES,
   type RuntimeName,
-  runtimeNamed,
-  setupCommand,
 } from "../sandbox/runtimes.js";
 import { isLintTaskRow, type LintTask, parseLintTask } from "./lint-task.js";
 import { TestsRowSchema, testsFromRow } from "./tests-row.js";
@@ -88,6 +85,12 @@ export type TaskStoreOptions = {
    * null: no check, every task is served (nothing will be executed). Default: `/usr/bin/python3`.
    */
   pythonPath?: string | null;
+  /**
+   * Why a runtime cannot run on the configured backend, a sentence beginning `runtime "NAME"`, or null
+   * when it can (src/sandbox/create.ts `runtimeProblem`: under Docker, whether it has an image). Default:
+   * what `pythonPath` does not find ({@link hostRuntimeProblem}, the bwrap backend's question).
+   */
+  unavailable?: (runtime: RuntimeName) => Promise<string | null>;
   /** One line per runtime whose tasks were refused. */
   log?: (line: string) => void;
 };
@@ -96,8 +99,8 @@ export class TaskStore {
   private constructor(
     private readonly tasks: Map<string, StoredTask>,
     private readonly lintTasks: Map<string, LintTask>,
-    /** Refused tasks: id → the runtime that is not installed. */
-    private readonly refused: Map<string, RuntimeName> = new Map(),
+    /** Refused tasks: id → why its runtime cannot run (a sentence beginning `runtime "NAME"`). */
+    private readonly refused: Map<string, string> = new Map(),
   ) {}
 
   static fromTasks(tasks: Iterable<StoredTask>, lintTasks: Iterable<LintTask> = []): TaskStore {
@@ -132,22 +135,22 @@ export class TaskStore {
         else tasks.set(task.taskId, task);
       }
     }
-    const refused = new Map<string, RuntimeName>();
+    const refused = new Map<string, string>();
     const pythonPath = options.pythonPath === undefined ? "/usr/bin/python3" : options.pythonPath;
     if (pythonPath !== null) {
+      const unavailable =
+        options.unavailable ?? ((name: RuntimeName) => hostRuntimeProblem(name, pythonPath));
       const needed = new Map<RuntimeName, number>();
       for (const task of tasks.values()) {
         const runtime = taskRuntime(task);
         if (runtime !== DEFAULT_RUNTIME) needed.set(runtime, (needed.get(runtime) ?? 0) + 1);
       }
       for (const [runtime, count] of needed) {
-        const missing = await missingModules(runtimeNamed(runtime), pythonPath);
-        if (missing.length === 0) continue;
+        const problem = await unavailable(runtime);
+        if (problem === null) continue;
         for (const task of tasks.values())
-          if (taskRuntime(task) === runtime) refused.set(task.taskId, runtime);
-        options.log?.(
-          `${count} task${count === 1 ? "" : "s"} not served: ${notInstalledMessage(runtime, missing)}`,
-        );
+          if (taskRuntime(task) === runtime) refused.set(task.taskId, problem);
+        options.log?.(`${count} task${count === 1 ? "" : "s"} not served: ${problem}`);
       }
       for (const taskId of refused.keys()) tasks.delete(taskId);
     }
@@ -155,13 +158,12 @@ export class TaskStore {
   }
 
   /**
-   * Why a task of the files is not served (its runtime is not installed), or undefined for a served or
-   * unknown task.
+   * Why a task of the files is not served (its runtime cannot run here, and what to do), or undefined for
+   * a served or unknown task.
    */
   refusal(taskId: string): string | undefined {
-    const runtime = this.refused.get(taskId);
-    if (runtime === undefined) return undefined;
-    return `its runtime "${runtime}" is not installed; run \`${setupCommand(runtime)}\``;
+    const problem = this.refused.get(taskId);
+    return problem === undefined ? undefined : `its ${problem}`;
   }
 
   /** The runtimes the served repair tasks run in, the standard library's always among them. */

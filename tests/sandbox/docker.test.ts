@@ -7,17 +7,20 @@
  * (backends.ts); gVisor (runsc) runs the same programs where the daemon has it.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseConfig } from "../../src/config.js";
 import { type PythonTests, runPythonTests } from "../../src/runners/python.js";
+import { runtimeProblem } from "../../src/sandbox/create.js";
 import { DockerSandbox, imageTag } from "../../src/sandbox/docker.js";
 import { OWNER_LABEL, ownerLabel, ROLE_LABEL } from "../../src/sandbox/docker-spec.js";
 import { DEFAULT_LIMITS, type ExecutionLimits } from "../../src/sandbox/sandbox.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
+import { TaskStore } from "../../src/scoring/task-store.js";
 import { createDockerSandbox, DOCKER_TESTS, dockerStdlibImage } from "./backends.js";
 
 const docker = new Docker();
@@ -171,6 +174,46 @@ except OSError:
     }
   }, 60_000);
 
+  test("a task whose runtime has no image is refused when the task store loads, saying what to build", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "minedit-docker-tasks-"));
+    try {
+      const file = join(dir, "tasks.jsonl");
+      const row = (id: string, runtime?: string) =>
+        JSON.stringify({
+          task_id: id,
+          gold: "def f():\n    return 1\n",
+          corrupted: "def f():\n    return 2\n",
+          entry_point: "f",
+          tests: { style: "assert", code: "assert f() == 1\n" },
+          ...(runtime === undefined ? {} : { runtime }),
+        });
+      writeFileSync(file, [row("plain"), row("bcb/1", "bigcodebench")].join("\n"));
+      // Pinned: stdlib only; no bigcodebench image is pinned, and the socket's daemon has none tagged
+      // (a private socket path with no daemon behind it answers "no image" for every tag).
+      const config = parseConfig({
+        sandbox: {
+          backend: "docker",
+          docker: { images: { stdlib: dockerStdlibImage() }, socketPath: join(dir, "no-daemon.sock") },
+        },
+      }).sandbox;
+      const problem = runtimeProblem(config);
+      expect(await problem("stdlib")).toBeNull();
+      const lines: string[] = [];
+      const store = await TaskStore.load([file], { unavailable: problem, log: (l) => lines.push(l) });
+      expect(store.size).toBe(1);
+      const sentence =
+        'runtime "bigcodebench" has no Docker image: build it with `bash sandbox/docker/build-image.sh bigcodebench`' +
+        " and pin the ID it prints in sandbox.docker.images.bigcodebench";
+      expect(lines).toEqual([`1 task not served: ${sentence}`]);
+      expect(store.refusal("bcb/1")).toBe(`its ${sentence}`);
+      // The daemon's tagged image counts as the runtime's when nothing is pinned.
+      const tagged = runtimeProblem(parseConfig({ sandbox: { backend: "docker" } }).sandbox);
+      expect(await tagged("stdlib")).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a container killed from outside mid-run: INFRA_ERROR, never a verdict; the pool recovers", async () => {
     const sleeps = "import time\ndef f():\n    time.sleep(4)\n    return 1\n";
     // Kill every slot container of this process while the run (and its one retry) sleep in them.
@@ -273,9 +316,13 @@ async function privateDaemon(): Promise<{
     }
   };
   await start();
-  const load = spawnSync("sh", ["-c", `docker save ${imageTag("stdlib")} | docker -H unix://${socket} load`], {
-    encoding: "utf8",
-  });
+  const load = spawnSync(
+    "sh",
+    ["-c", `docker save ${imageTag("stdlib")} | docker -H unix://${socket} load`],
+    {
+      encoding: "utf8",
+    },
+  );
   if (load.status !== 0) throw new Error(`loading the image into the test's dockerd failed: ${load.stderr}`);
   const ended = () =>
     new Promise<void>((resolve) => {

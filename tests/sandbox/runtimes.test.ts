@@ -314,8 +314,8 @@ describe("a runtime that is not installed", () => {
         /^2 tasks not served: runtime "bigcodebench" is not installed .*; run `minedit setup --runtime bigcodebench`$/,
       ),
     ]);
-    expect(store.refusal("bcb/1")).toBe(
-      'its runtime "bigcodebench" is not installed; run `minedit setup --runtime bigcodebench`',
+    expect(store.refusal("bcb/1")).toMatch(
+      /^its runtime "bigcodebench" is not installed \(not found: pandas, .*\); run `minedit setup --runtime bigcodebench`$/,
     );
 
     const installed = await TaskStore.load([file], { pythonPath: "/usr/bin/python3" });
