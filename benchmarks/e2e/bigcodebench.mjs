@@ -18,7 +18,7 @@
  * the step). The baseline runs every BASELINE_STRIDE-th rollout (the same mix) and is scaled to 512.
  *
  * Usage: npx tsc -p tsconfig.json && node benchmarks/e2e/bigcodebench.mjs [--concurrency 2,4,8,16]
- *          [--source FILE] [--golds .cache/bigcodebench-golds.jsonl] [--baseline-stride 4] (or `node benchmarks/e2e/run.mjs --bigcodebench …`)
+ *          [--source FILE] [--golds .cache/bigcodebench-golds.jsonl] [--baseline-stride 4] [--sandbox bwrap|docker] (or `node benchmarks/e2e/run.mjs --bigcodebench …`)
  */
 import { spawn } from "node:child_process";
 import {
@@ -57,6 +57,7 @@ const { values } = parseArgs({
     source: { type: "string" },
     golds: { type: "string" },
     "baseline-stride": { type: "string" },
+    sandbox: { type: "string" },
   },
 });
 const CONCURRENCIES = (values.concurrency ?? "2,4,8,16").split(",").map(Number);
@@ -150,6 +151,11 @@ writeFileSync(taskFile, `${candidates.map((t) => JSON.stringify(t)).join("\n")}\
 // The server
 // ---------------------------------------------------------------------------------------------------------
 
+/** The server's sandbox backend (`--sandbox docker`: the bigcodebench image, sandbox/docker/build-image.sh). */
+const SANDBOX = values.sandbox ?? "bwrap";
+if (SANDBOX !== "bwrap" && SANDBOX !== "docker")
+  throw new Error(`--sandbox: expected bwrap or docker, got ${SANDBOX}`);
+
 // Kept between runs (by content, as the server's own cache): a rerun does not redo the gate.
 const gateDir = join(ROOT, ".cache", "e2e-bigcodebench-gate");
 function serverConfig(concurrency) {
@@ -157,7 +163,12 @@ function serverConfig(concurrency) {
   writeFileSync(
     file,
     JSON.stringify({
-      sandbox: { executionConcurrency: concurrency, cpuTimeMs: CPU_LIMIT_MS, resultCacheBytes: 0 },
+      sandbox: {
+        backend: SANDBOX,
+        executionConcurrency: concurrency,
+        cpuTimeMs: CPU_LIMIT_MS,
+        resultCacheBytes: 0,
+      },
       tasks: {
         gateCacheDir: gateDir,
         // Pinned: every task gets the configured limits, which the baseline applies too.

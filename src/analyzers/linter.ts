@@ -66,6 +66,10 @@ export async function analyzerVersions(
 export type LinterOptions = {
   /** Sandbox to run in; default: a new {@link createLintSandbox}, closed by {@link Linter.close}. */
   sandbox?: Sandbox;
+  /** Without `sandbox`: the configuration whose backend the new one is made on (default: bwrap's). */
+  sandboxConfig?: SandboxConfig;
+  /** Without `sandbox`: where making it warns (an image taken by tag, not pinned). */
+  warn?: (message: string) => void;
   /** Cached files at most (per linter); the oldest entries go first. Default 20 000. */
   cacheEntries?: number;
   /** Sandbox runs at once within one {@link Linter.analyze} call. Default 1. */
@@ -85,7 +89,7 @@ export class Linter {
   ) {}
 
   static async create(options: LinterOptions = {}): Promise<Linter> {
-    const sandbox = options.sandbox ?? (await createLintSandbox());
+    const sandbox = options.sandbox ?? (await createLintSandbox(options.sandboxConfig, options.warn));
     return new Linter(
       sandbox,
       options.sandbox === undefined,

@@ -6,12 +6,14 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { SandboxConfig } from "../config.js";
 import { LINT_LANGUAGES, type LintLanguage } from "../core/lint/tools.js";
 import { assignSplit, parseSplitSpec } from "../export/splits.js";
 import type { StdIo } from "../io/std-io.js";
 import { validationMessage } from "../lint/build-tasks.js";
 import { runLintTaskBuild } from "../lint/tasks-job.js";
 import { commandFailure, EXIT, usageError } from "./failures.js";
+import { sandboxConfigOfFlag, sandboxFlagHelp } from "./sandbox-flag.js";
 
 /** The shipped source files of each language (resolved from src/cli and dist/cli alike). */
 export const DEFAULT_LINT_SOURCES: Readonly<Record<LintLanguage, string>> = {
@@ -27,6 +29,7 @@ const OPTIONS = {
   split: { type: "string" },
   seed: { type: "string" },
   concurrency: { type: "string" },
+  sandbox: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -37,6 +40,7 @@ type Values = {
   split?: string;
   seed?: string;
   concurrency?: string;
+  sandbox?: string;
   help?: boolean;
 };
 
@@ -67,6 +71,7 @@ Options:
                       train=0.8,test=0.2 (the export's split rule: a hash of seed and problem_id)
   --seed N            seed of the split assignment (default: 0)
   --concurrency N     test and analyzer runs at once (default: available parallelism, ${availableParallelism()} here)
+${sandboxFlagHelp(22)}
   -h, --help          this help
 
 Example:
@@ -127,7 +132,9 @@ export async function runLintTasks(argv: readonly string[], io: StdIo): Promise<
   let splitOf: (problemId: string) => string;
   let concurrency = availableParallelism();
   let files: { path: string; language: LintLanguage | null }[];
+  let sandbox: SandboxConfig | undefined;
   try {
+    sandbox = sandboxConfigOfFlag(values.sandbox);
     if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
     if (values.language === undefined) throw usage("missing --language (python, cpp, java or all)");
     if (values.language !== "all" && !(LINT_LANGUAGES as readonly string[]).includes(values.language)) {
@@ -152,7 +159,13 @@ export async function runLintTasks(argv: readonly string[], io: StdIo): Promise<
   }
   try {
     const { badRows } = await runLintTaskBuild(
-      { files, out: values.out as string, concurrency, splitOf },
+      {
+        files,
+        out: values.out as string,
+        concurrency,
+        splitOf,
+        ...(sandbox === undefined ? {} : { sandbox }),
+      },
       io,
     );
     return badRows > 0 ? EXIT.badRows : EXIT.ok;

@@ -21,6 +21,7 @@ import type { StdIo } from "../io/std-io.js";
 import { runLintReport } from "../lint/report-job.js";
 import { commandFailure, EXIT, usageError } from "./failures.js";
 import { runLintTasks } from "./lint-tasks.js";
+import { sandboxConfigOfFlag, sandboxFlagHelp } from "./sandbox-flag.js";
 
 const EXIT_CODES = `Exit codes:
   ${EXIT.ok}  done
@@ -42,10 +43,10 @@ configurations (lint/config/) and pinned versions, alerts matched on rule id and
 }
 
 export function lintReportHelp(): string {
-  return `Usage: minedit lint report FILE.jsonl [--json] [--concurrency N]
+  return `Usage: minedit lint report FILE.jsonl [--json] [--concurrency N] [--sandbox bwrap|docker]
 
-Analyzes the original and the revised file of every row with the language's analyzer (in the bubblewrap
-sandbox; identical files once) and prints, overall, per language and per alert category:
+Analyzes the original and the revised file of every row with the language's analyzer (in the sandbox;
+identical files once) and prints, overall, per language and per alert category:
 
   Pass@1        |P| / N, P = rows whose revision passes its tests
   Reduction@P   Σ_P (Fixed − New) / Σ_P |Orig|     (negative when revisions add more alerts than they fix)
@@ -70,6 +71,7 @@ Options:
   --json             print the report as JSON (versions, metrics, and per row: alerts before, fixed,
                      new, diff lines, style score) instead of Markdown
   --concurrency N    analyzer and test runs at once (default: available parallelism, ${availableParallelism()} here)
+${sandboxFlagHelp(21)}
   -h, --help         this help
 
 Example:
@@ -109,11 +111,12 @@ export async function runLint(argv: readonly string[], io: StdIo): Promise<numbe
 const REPORT_OPTIONS = {
   json: { type: "boolean" },
   concurrency: { type: "string" },
+  sandbox: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 async function runReport(argv: readonly string[], io: StdIo): Promise<number> {
-  let values: { json?: boolean; concurrency?: string; help?: boolean };
+  let values: { json?: boolean; concurrency?: string; sandbox?: string; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -142,7 +145,14 @@ async function runReport(argv: readonly string[], io: StdIo): Promise<number> {
   }
 
   try {
-    const { badRows } = await runLintReport({ path, concurrency, json: values.json === true }, io);
+    const sandbox = sandboxConfigOfFlag(values.sandbox);
+    const request = {
+      path,
+      concurrency,
+      json: values.json === true,
+      ...(sandbox === undefined ? {} : { sandbox }),
+    };
+    const { badRows } = await runLintReport(request, io);
     return badRows > 0 ? EXIT.badRows : EXIT.ok;
   } catch (error) {
     return failure(io, "report", error);

@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import { Linter } from "../analyzers/linter.js";
-import { parseConfig } from "../config.js";
+import { parseConfig, type SandboxConfig } from "../config.js";
 import { LINT_LANGUAGES } from "../core/lint/tools.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import { IdSchema, optionalField, ProgramSchema, parseJsonObject, requiredField } from "../core/task-file.js";
@@ -29,7 +29,13 @@ import { runLintTests } from "./build-tasks.js";
 import { buildLintReport, type RefactoringRow, renderLintReport } from "./report.js";
 
 /** What to report on: the rows file (`-` for stdin), runs at once, and JSON or tables. */
-export type LintReportRequest = { path: string; concurrency: number; json: boolean };
+export type LintReportRequest = {
+  path: string;
+  concurrency: number;
+  json: boolean;
+  /** Where the tests and the analyzers run (`--sandbox`); default: the bwrap backend's defaults. */
+  sandbox?: SandboxConfig;
+};
 
 /** How it went: rows left out (invalid, or their tests could not be run). */
 export type LintReportOutcome = { badRows: number };
@@ -75,15 +81,14 @@ type ReportRow = Omit<RefactoringRow, "passed"> & ({ passed: boolean } | { tests
 async function judgeRevisions(
   rows: readonly ReportRow[],
   concurrency: number,
+  sandboxConfig: SandboxConfig,
   io: StdIo,
   signal: AbortSignal,
 ): Promise<{ judged: RefactoringRow[]; infra: number }> {
   const toRun = rows.filter((row): row is Extract<ReportRow, { tests: PythonTests }> => "tests" in row);
   const verdicts = new Map<ReportRow, string>();
   if (toRun.length > 0) {
-    const sandbox = await createConfiguredSandbox(parseConfig({}).sandbox, (message) =>
-      io.stderr.write(`minedit: ${message}\n`),
-    );
+    const sandbox = await createConfiguredSandbox(sandboxConfig, warnTo(io));
     const progress = new Progress({
       stream: io.stderr,
       label: "minedit lint report: tests",
@@ -145,9 +150,10 @@ export async function runLintReport(request: LintReportRequest, io: StdIo): Prom
   const onSigint = () => abort.abort();
   process.once("SIGINT", onSigint);
   try {
-    const { judged, infra } = await judgeRevisions(rows, concurrency, io, abort.signal);
+    const sandboxConfig = request.sandbox ?? parseConfig({}).sandbox;
+    const { judged, infra } = await judgeRevisions(rows, concurrency, sandboxConfig, io, abort.signal);
     badRows += infra;
-    const linter = await startLinter(concurrency);
+    const linter = await startLinter(concurrency, sandboxConfig, io);
     const progress = new Progress({ stream: io.stderr, label: "minedit lint report", unit: "files" });
     let output: string;
     try {
@@ -170,11 +176,16 @@ export async function runLintReport(request: LintReportRequest, io: StdIo): Prom
   }
 }
 
+const warnTo = (io: StdIo) => (message: string) => io.stderr.write(`minedit: ${message}\n`);
+
 /** The analyzers' sandbox; not being able to start it is the user's to fix (install bubblewrap). */
-async function startLinter(concurrency: number): Promise<Linter> {
+async function startLinter(concurrency: number, sandboxConfig: SandboxConfig, io: StdIo): Promise<Linter> {
   try {
-    return await Linter.create({ concurrency });
+    return await Linter.create({ concurrency, sandboxConfig, warn: warnTo(io) });
   } catch (error) {
+    if (isMineditError(error) && error.code === ErrorCode.Unavailable && sandboxConfig.backend === "docker") {
+      throw usage(`cannot start the analyzers' Docker sandbox: ${error.rawMessage}`);
+    }
     if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
       throw usage(
         `cannot start the analyzers' sandbox: ${error.rawMessage}\nThe analyzers run in a bubblewrap ` +

@@ -12,6 +12,7 @@
  */
 import { relative } from "node:path";
 import { createLintSandbox, Linter } from "../analyzers/linter.js";
+import type { SandboxConfig } from "../config.js";
 import { type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { parseJsonObject } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
@@ -38,6 +39,8 @@ export type LintTaskBuildRequest = {
   concurrency: number;
   /** The split of each problem (by problem id). */
   splitOf: (problemId: string) => string;
+  /** Where the tests and the analyzers run (`--sandbox`); default: the bwrap backend's defaults. */
+  sandbox?: SandboxConfig;
 };
 
 /** How it went: bad source rows (reported on stderr), by reason. */
@@ -93,12 +96,14 @@ export async function runLintTaskBuild(
 
   let sandbox: Sandbox;
   try {
-    sandbox = await createLintSandbox();
+    sandbox = await createLintSandbox(request.sandbox, (message) => io.stderr.write(`minedit: ${message}\n`));
   } catch (error) {
     if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
       throw usage(
-        `cannot start the sandbox: ${error.rawMessage}\nThe tests and analyzers run in a bubblewrap ` +
-          "sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap).",
+        request.sandbox?.backend === "docker"
+          ? `cannot start the Docker sandbox: ${error.rawMessage}`
+          : `cannot start the sandbox: ${error.rawMessage}\nThe tests and analyzers run in a bubblewrap ` +
+              "sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap).",
       );
     }
     throw error;

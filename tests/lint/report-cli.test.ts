@@ -1,7 +1,8 @@
 /**
  * `minedit lint report` end to end, in process (src/cli/main.ts with captured streams): rows of all three
  * languages analyzed in the real sandbox, the metrics of the report checked against counts worked out by
- * hand from the rows, bad rows reported and left out, the Markdown form with the analyzer versions.
+ * hand from the rows, bad rows reported and left out, the Markdown form with the analyzer versions; the
+ * rows with tests on both backends (`--sandbox docker`: the same report).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { afterAll, describe, expect, test } from "vitest";
 import { main } from "../../src/cli/main.js";
+import { DOCKER_TESTS } from "../sandbox/backends.js";
 
 type Run = { status: number; stdout: string; stderr: string };
 
@@ -54,6 +56,9 @@ const CPP = "int main() {\n  int *ptr = NULL;\n  return ptr == nullptr ? 0 : 1;\
 const CPP_FIXED = CPP.replace("NULL", "nullptr");
 const JAVA =
   "public class Main {\n    public static void main(String[] args) {\n        int spare = 5;\n        System.out.println(42);\n    }\n}\n";
+
+/** Each backend's per-row report of the rows with tests, compared once both have run. */
+const results = new Map<string, unknown>();
 
 describe("minedit lint report", () => {
   test("--json: metrics of rows in three languages, bad rows left out", async () => {
@@ -147,49 +152,62 @@ describe("minedit lint report", () => {
     expect(run.stderr).toContain("2 rows reported, 0 bad rows");
   });
 
-  test("rows with tests instead of `passed`: the revisions run in the sandbox, in every language", async () => {
-    const stdio = (input: string, output: string) => ({ style: "stdio", cases: [{ input, output }] });
-    const file = rowsFile("tests.jsonl", [
-      // PY reads an int and prints it when it is None: prints nothing for "3".
-      { id: "py-pass", language: "python", original: PY, revised: PY_FIXED, tests: stdio("3\n", "") },
-      { id: "py-fail", language: "python", original: PY, revised: PY_FIXED, tests: stdio("3\n", "3\n") },
-      { id: "cpp-pass", language: "cpp", original: CPP, revised: CPP_FIXED, tests: stdio("", "") },
-      {
-        id: "cpp-no-compile",
-        language: "cpp",
-        original: CPP,
-        revised: CPP_FIXED.replace("return", "retrun"),
-        tests: stdio("", ""),
-      },
-      { id: "java-pass", language: "java", original: JAVA, revised: JAVA, tests: stdio("", "42\n") },
-      {
-        id: "cpp-assert",
-        language: "cpp",
-        original: CPP,
-        revised: CPP,
-        tests: { style: "assert", code: "" },
-        entry_point: "f",
-      },
-    ]);
-    const run = await minedit(["lint", "report", file, "--json"]);
-    expect(run.stderr).toContain(`${file}:6: tests: cpp programs take stdio tests only`);
-    expect(run.status).toBe(1);
-    const report = JSON.parse(run.stdout);
-    const passed = Object.fromEntries(
-      report.rows.map((row: { id: string; passed: boolean }) => [row.id, row.passed]),
-    );
-    expect(passed).toEqual({
-      "py-pass": true,
-      "py-fail": false,
-      "cpp-pass": true,
-      "cpp-no-compile": false,
-      "java-pass": true,
-    });
-    expect(report.metrics.overall.passed).toBe(3);
-  }, 180_000);
+  test.each(["bwrap", ...(DOCKER_TESTS ? ["docker"] : [])])(
+    "rows with tests instead of `passed`: the revisions run in the sandbox, in every language (--sandbox %s)",
+    async (backend) => {
+      const stdio = (input: string, output: string) => ({ style: "stdio", cases: [{ input, output }] });
+      const file = rowsFile(`tests-${backend}.jsonl`, [
+        // PY reads an int and prints it when it is None: prints nothing for "3".
+        { id: "py-pass", language: "python", original: PY, revised: PY_FIXED, tests: stdio("3\n", "") },
+        { id: "py-fail", language: "python", original: PY, revised: PY_FIXED, tests: stdio("3\n", "3\n") },
+        { id: "cpp-pass", language: "cpp", original: CPP, revised: CPP_FIXED, tests: stdio("", "") },
+        {
+          id: "cpp-no-compile",
+          language: "cpp",
+          original: CPP,
+          revised: CPP_FIXED.replace("return", "retrun"),
+          tests: stdio("", ""),
+        },
+        { id: "java-pass", language: "java", original: JAVA, revised: JAVA, tests: stdio("", "42\n") },
+        {
+          id: "cpp-assert",
+          language: "cpp",
+          original: CPP,
+          revised: CPP,
+          tests: { style: "assert", code: "" },
+          entry_point: "f",
+        },
+      ]);
+      const run = await minedit(["lint", "report", file, "--json", "--sandbox", backend]);
+      expect(run.stderr).toContain(`${file}:6: tests: cpp programs take stdio tests only`);
+      expect(run.status).toBe(1);
+      const report = JSON.parse(run.stdout);
+      const passed = Object.fromEntries(
+        report.rows.map((row: { id: string; passed: boolean }) => [row.id, row.passed]),
+      );
+      expect(passed).toEqual({
+        "py-pass": true,
+        "py-fail": false,
+        "cpp-pass": true,
+        "cpp-no-compile": false,
+        "java-pass": true,
+      });
+      expect(report.metrics.overall.passed).toBe(3);
+      // The alerts are the same on both backends (the bwrap run's, worked out by hand above).
+      expect(report.metrics.overall.instances).toBe(5);
+      results.set(backend, report.rows);
+      if (results.size === 2) expect(results.get("docker")).toEqual(results.get("bwrap"));
+    },
+    300_000,
+  );
 
   test("usage errors", async () => {
     expect((await minedit(["lint", "report"])).status).toBe(2);
+    const backend = await minedit(["lint", "report", join(dir, "missing.jsonl"), "--sandbox", "vm"]);
+    expect([backend.status, backend.stderr]).toEqual([
+      2,
+      expect.stringContaining('--sandbox: expected bwrap or docker, got "vm"'),
+    ]);
     expect((await minedit(["lint", "report", join(dir, "missing.jsonl")])).stderr).toContain("cannot read");
     expect((await minedit(["lint", "nope"])).status).toBe(2);
     const help = await minedit(["lint", "report", "--help"]);

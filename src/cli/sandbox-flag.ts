@@ -1,0 +1,28 @@
+/**
+ * `--sandbox bwrap|docker` for the commands that run programs and analyzers without a service
+ * configuration file (`minedit lint report`, `minedit lint tasks`): the backend's defaults
+ * (src/config.ts), images taken from the tags sandbox/docker/build-image.sh gives them.
+ */
+import { parseConfig, type SandboxConfig } from "../config.js";
+import { usageError } from "./failures.js";
+
+const BACKENDS = ["bwrap", "docker"] as const;
+
+/** The help line of the flag, aligned like the other options of the command's help. */
+export function sandboxFlagHelp(indent: number): string {
+  const pad = " ".repeat(indent);
+  return (
+    `  --sandbox bwrap|docker\n` +
+    `${pad}where the tests and analyzers run (default bwrap); docker: containers of the images\n` +
+    `${pad}sandbox/docker/build-image.sh builds (stdlib, cpp, java, lint; docs/sandbox.md#docker)`
+  );
+}
+
+/** The sandbox configuration `--sandbox VALUE` asks for, or undefined without the flag. */
+export function sandboxConfigOfFlag(value: string | undefined): SandboxConfig | undefined {
+  if (value === undefined) return undefined;
+  if (!(BACKENDS as readonly string[]).includes(value)) {
+    throw usageError(`--sandbox: expected bwrap or docker, got ${JSON.stringify(value)}`);
+  }
+  return parseConfig({ sandbox: { backend: value } }).sandbox;
+}
