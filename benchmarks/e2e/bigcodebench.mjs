@@ -259,7 +259,11 @@ function scoreBatch(client, rows) {
   });
 }
 
-/** Clock ticks → ms of every process under `pid` (the server): fork servers' reaped runs and the rest. */
+/**
+ * Clock ticks → ms of every process under `pid` (the server): fork servers' reaped runs and the rest.
+ * Under Docker the fork servers are not the server's descendants but the processes of its containers,
+ * under each one's containerd-shim: those are counted instead (this benchmark's server is the only one).
+ */
 function cpuTree(pid) {
   const tick = 100; // USER_HZ on Linux
   const parents = new Map();
@@ -279,16 +283,23 @@ function cpuTree(pid) {
       });
     } catch {}
   }
-  const under = (p) => {
+  const underServer = (p) => {
     for (let q = parents.get(p); q !== undefined && q > 1; q = parents.get(q)) if (q === pid) return true;
     return false;
   };
+  const inContainer = (p) => {
+    for (let q = parents.get(p); q !== undefined && q > 1; q = parents.get(q))
+      if (stats.get(q)?.comm.startsWith("containerd-shim")) return true;
+    return false;
+  };
+  const under = SANDBOX === "docker" ? inContainer : underServer;
   let runs = 0; // what the fork servers reaped: the executions
   let sandboxes = 0; // everything below the server, fork servers' own work and bwrap included
   for (const [p, s] of stats) {
     if (!under(p)) continue;
     sandboxes += s.self + s.reaped;
-    if (s.comm.startsWith("python")) runs += s.reaped;
+    // The fork server: python3, or minedit-init as the init of a Docker container (it names itself).
+    if (s.comm.startsWith("python") || s.comm === "minedit-init") runs += s.reaped;
   }
   const own = stats.get(pid);
   return {

@@ -62,15 +62,17 @@ recipe="$({
 } | sha256sum | cut -d' ' -f1)"
 tag="minedit-sandbox:$runtime"
 
-# python3 is always included (the sandbox runs the candidates with it). debootstrap installs only what the
-# packages Depend or Pre-Depend on, never their Recommends or Suggests (its resolver in
-# /usr/share/debootstrap/functions reads only those two fields): the same set as `apt-get install
-# --no-install-recommends`, which is what keeps bigcodebench's image from growing TeX, GUI toolkits, etc.
-# python-is-python3 too: the bwrap sandbox shows the interpreter as `python` as well (BigCodeBench's
-# subprocess tasks run `python script.py`), and a verdict must not depend on the backend.
+# Two stages. debootstrap makes the base with python3 (the sandbox runs the candidates with it) and
+# python-is-python3 (the bwrap sandbox shows the interpreter as `python` as well: BigCodeBench's subprocess
+# tasks run `python script.py`, and a verdict must not depend on the backend). Then apt-get, in the new
+# root, installs the runtime's packages with --no-install-recommends (what keeps bigcodebench's image from
+# growing TeX, GUI toolkits, etc.): not debootstrap's --include, whose resolver cannot satisfy a dependency
+# on a virtual package (python3-soundfile needs python3-cffi-backend-api-min, which python3-cffi-backend
+# provides) and then fails configuring the whole set.
 include="python3,python-is-python3"
+apt_packages=()
 if [ -n "$packages" ]; then
-  include="$include,$(printf '%s' "$packages" | paste -sd, -)"
+  mapfile -t apt_packages <<<"$packages"
 fi
 
 # The mirror this machine already uses (a CI machine may reach only a local mirror or a proxy).
@@ -101,6 +103,9 @@ if [ "$dry_run" = 1 ]; then
   echo "recipe: $recipe"
   echo "tag: $tag"
   echo "debootstrap ${debootstrap_args[*]} ROOTFS $mirror"
+  if [ ${#apt_packages[@]} -gt 0 ]; then
+    echo "chroot ROOTFS apt-get install -y --no-install-recommends ${apt_packages[*]}"
+  fi
   exit 0
 fi
 
@@ -171,6 +176,28 @@ if ! "$debootstrap_bin" "${debootstrap_args[@]}" "$rootfs" "$mirror" >"$debootst
 fi
 log "debootstrap done: $(du -sh --one-file-system "$rootfs" | cut -f1)"
 [ -z "$(mounts_under "$rootfs")" ] || die 1 "debootstrap left mounts under $rootfs: $(mounts_under "$rootfs" | tr '\n' ' ')"
+
+if [ ${#apt_packages[@]} -gt 0 ]; then
+  apt_log="$cache_dir/apt-$runtime.log"
+  log "installing ${#apt_packages[@]} packages with apt-get in the new root (log: $apt_log)"
+  # What the packages' maintainer scripts need: /proc and the host's device nodes, mounted for this stage
+  # only (cleanup unmounts them if it is cut short). apt's downloads go to the same cache as debootstrap's.
+  mkdir -p "$cache_dir/apt-archives/partial"
+  mount -t proc proc "$rootfs/proc"
+  mount --rbind /dev "$rootfs/dev"
+  mount --bind "$cache_dir/apt-archives" "$rootfs/var/cache/apt/archives"
+  # debootstrap copied this machine's resolv.conf; its sources.list names the mirror it used.
+  if ! {
+    chroot "$rootfs" apt-get update -q &&
+      chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${apt_packages[@]}"
+  } >"$apt_log" 2>&1; then
+    tail -n 25 "$apt_log" >&2
+    die 1 "apt-get failed in the new root (full log: $apt_log)"
+  fi
+  for m in $(mounts_under "$rootfs"); do umount -l "$m"; done
+  [ -z "$(mounts_under "$rootfs")" ] || die 1 "could not unmount $(mounts_under "$rootfs" | tr '\n' ' ')"
+  log "apt-get done: $(du -sh --one-file-system "$rootfs" | cut -f1)"
+fi
 
 # Trim what no sandboxed run reads: apt's package lists and caches (apt never runs in the sandbox), docs,
 # man pages, translations (the sandbox runs in the C locale; C.UTF-8 itself lives in /usr/lib/locale) and
