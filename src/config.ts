@@ -113,6 +113,15 @@ export const PoolConfigSchema = z.strictObject({
     .int()
     .positive()
     .default(() => availableParallelism()),
+  /**
+   * Analyzed programs (norm, tokens, CC) each worker thread keeps across calls, by estimated bytes
+   * (src/core/analyzed-program-cache.ts): a program seen again is not parsed again. 0 turns it off.
+   */
+  programCacheBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(32 * 1024 * 1024),
 });
 export type PoolConfig = z.output<typeof PoolConfigSchema>;
 

@@ -192,11 +192,21 @@ async function timed(pool, rows) {
   return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, scores };
 }
 
-/** minedit with `threads` threads: cold (pool start + first batch), warm same batch, fresh batches. */
-async function runMinedit(threads, main, fresh) {
-  log(`MetricsPool, ${threads} thread(s): cold, ${WARM_RUNS} warm, ${fresh.length} fresh…`);
+/** The bound of the workers' program caches when they are on: the default (src/config.ts). */
+const PROGRAM_CACHE_BYTES = parseConfig({}).pool.programCacheBytes;
+
+/**
+ * minedit with `threads` threads: cold (pool start + first batch), warm same batch, fresh batches. The
+ * program cache is off unless `programCacheBytes` is given: with it on, the warm runs of the same batch
+ * would measure the cache, not the parse, and fresh batches that repeat a program (the unchanged answer)
+ * would count those once — a benefit of its own, measured on its own ({@link runSuite}'s `cached`).
+ */
+async function runMinedit(threads, main, fresh, programCacheBytes = 0) {
+  log(
+    `MetricsPool, ${threads} thread(s)${programCacheBytes > 0 ? ", program cache on" : ""}: cold, ${WARM_RUNS} warm, ${fresh.length} fresh…`,
+  );
   const coldStart = performance.now();
-  const pool = new MetricsPool(threads);
+  const pool = new MetricsPool(threads, { programCacheBytes });
   const coldScores = await pool.score(requestsOf(main.rows));
   const cold = (performance.now() - coldStart) / 1000;
   const warm = [];
@@ -217,8 +227,11 @@ async function runMinedit(threads, main, fresh) {
     freshCpu.push(run.cpuSeconds);
     freshScores.push(run.scores);
   }
+  const programCache = pool.programCache();
+  // This process's resident size with the pool's workers and whatever their caches hold.
+  const rssBytes = process.memoryUsage().rss;
   await pool.close();
-  return { cold, warm, fresh: freshTimes, freshCpu, coldScores, freshScores };
+  return { cold, warm, fresh: freshTimes, freshCpu, coldScores, freshScores, programCache, rssBytes };
 }
 
 async function runSuite(name, functions, workDir) {
@@ -250,6 +263,7 @@ async function runSuite(name, functions, workDir) {
 
   const many = await runMinedit(THREADS, main, fresh);
   const one = await runMinedit(1, main, fresh);
+  const cached = await runMinedit(THREADS, main, fresh, PROGRAM_CACHE_BYTES);
 
   // Every baseline, every batch it scored, against minedit's scores of that batch.
   const scoresOf = [many.coldScores, ...many.freshScores];
@@ -273,12 +287,17 @@ async function runSuite(name, functions, workDir) {
   check(`paper's pipeline, duplicates once, ${THREADS} processes`, memoN, [0, 1, 2, 3]);
   check("paper's code as written", asWritten, [0, 1, 2, 3]);
   check("paper's pipeline, staged", paperStages, [0, 0]);
-  one.freshScores.forEach((s, i) => {
-    if (JSON.stringify(s) !== JSON.stringify(many.freshScores[i])) {
-      console.error("1 thread and all threads scored a batch differently");
-      process.exit(2);
-    }
-  });
+  for (const [label, run] of [
+    ["1 thread", one],
+    ["the program cache", cached],
+  ]) {
+    run.freshScores.forEach((s, i) => {
+      if (JSON.stringify(s) !== JSON.stringify(many.freshScores[i])) {
+        console.error(`${label} and all threads without it scored a batch differently`);
+        process.exit(2);
+      }
+    });
+  }
 
   const stagesTs = await stagedPass(main.rows, paperStages.batches[1].results, workDir);
   return {
@@ -294,6 +313,7 @@ async function runSuite(name, functions, workDir) {
     paperStages,
     many,
     one,
+    cached,
     stagesTs,
   };
 }
@@ -568,6 +588,15 @@ for (const s of suites) {
       `1 thread warm ${s.one.warm.map((t) => fmt(t)).join(", ")}, fresh ${s.one.fresh.map((t) => fmt(t)).join(", ")} s; ` +
       `paper 1 process ${s.paper1.batches.map((t) => fmt(t.seconds)).join(", ")} s; Pool(${THREADS}) ${s.paperN.batches.map((t) => fmt(t.seconds)).join(", ")} s ` +
       `(main ×3, then fresh). Peak RSS: paper's process ${(s.paper1.maxRss.selfKiB / 1024).toFixed(0)} MiB; pure-Python ${(mainPure.maxRssKiB / 1024).toFixed(0)} MiB.`,
+  );
+  const { hits, misses, entries, bytes } = s.cached.programCache;
+  out(
+    `Program cache (\`pool.programCacheBytes\`, on by default; every row above runs with it off, so they measure the parse): ` +
+      `${THREADS} threads, fresh batches ${rate(median(s.cached.fresh), freshN)} rollouts/s (off: ${rate(rN, freshN)}; ${x(rN / median(s.cached.fresh))}), ` +
+      `the same batch again ${rate(median(s.cached.warm), n)} rollouts/s (every program kept: off ${rate(median(s.many.warm), n)}). ` +
+      `Over the run ${hits} of ${hits + misses} program lookups were hits (within a batch identical completions are scored once anyway; these are programs seen in an earlier batch); ` +
+      `${entries} programs kept, ~${(bytes / 2 ** 20).toFixed(1)} MiB estimated (bound ${(PROGRAM_CACHE_BYTES / 2 ** 20).toFixed(0)} MiB per worker); ` +
+      `process RSS at the end ${(s.cached.rssBytes / 2 ** 20).toFixed(0)} MiB with it, ${(s.many.rssBytes / 2 ** 20).toFixed(0)} MiB without.`,
   );
   out(
     `Correctness: every rollout of every batch each baseline scored (${s.batches.length} batches, ${s.batches.length * n} rollouts) — verdicts, d(M,C), d(G,C) — equals minedit's exactly.`,

@@ -9,6 +9,7 @@
  * saved. CC(M) comes from the same parse as tokens(M).
  */
 import type { DistanceScope, RewardConfig } from "../config.js";
+import type { AnalyzedProgramCache } from "./analyzed-program-cache.js";
 import { normalizedTokenDistance } from "./distance.js";
 import { extractProgram } from "./extract-program.js";
 import { type AnalyzedProgram, analyzeProgram, programTokens } from "./normalize.js";
@@ -71,12 +72,14 @@ export type RolloutScore = {
 /**
  * Scores one completion against a prepared task. `executionVerdict` is the sandbox's verdict for the
  * program; without one (offline scoring, `--no-exec`) a program that parses is treated as PASSED.
+ * `programs`, when given, answers programs analyzed before (the same score, without the parse).
  */
 export function scoreCompletion(
   task: PreparedTask,
   completion: string,
   config: RewardConfig,
   executionVerdict: Verdict = "PASSED",
+  programs?: AnalyzedProgramCache,
 ): RolloutScore {
   const extracted = extractProgram(completion, config.endOfTurnMarkers);
   if (extracted.kind === "no_code") {
@@ -84,7 +87,10 @@ export function scoreCompletion(
   }
   let model: AnalyzedProgram;
   try {
-    model = analyzeProgram(extracted.program, task.scope);
+    model =
+      programs === undefined
+        ? analyzeProgram(extracted.program, task.scope)
+        : programs.analyzeProgram(extracted.program, task.scope, isProgramError);
   } catch (error) {
     if (isProgramError(error)) return failure("UNPARSABLE", error.message, config);
     throw error;

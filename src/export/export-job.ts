@@ -134,7 +134,9 @@ export async function runExportJob(job: ExportJob, io: StdIo): Promise<ExportOut
     if (current === undefined) io.stderr.write(`${message}\n`);
     else current.progress.log(message);
   };
-  const pool = new MetricsPool(settings.config.pool.threads);
+  const pool = new MetricsPool(settings.config.pool.threads, {
+    programCacheBytes: settings.config.pool.programCacheBytes,
+  });
   let result: Awaited<ReturnType<typeof runExport>>;
   try {
     result = await runExport(settings, job.tasks, job.candidates, {

@@ -52,7 +52,7 @@ export async function startScoringEngine(
     unavailable: runtimeProblem(config.sandbox),
     log,
   });
-  const pool = new MetricsPool(config.pool.threads);
+  const pool = new MetricsPool(config.pool.threads, { programCacheBytes: config.pool.programCacheBytes });
   let sandbox: Sandbox | null = null;
   try {
     await checkTasks(pool, tasks, config);

@@ -9,6 +9,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { RolloutInput, RolloutOutput } from "../scoring/rollout.js";
 import type { TaskStore } from "../scoring/task-store.js";
+import type { ProgramCacheStats } from "../workers/metrics-pool.js";
 
 /** Seconds; rollout executions run from milliseconds (cached, fork server) to a minute (calibrated limit). */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -116,6 +117,8 @@ export class ServiceMetrics {
 
   /** What the queue gauges read at each scrape (the service's {@link Admission}); null: 0. */
   queue: { depth: number; calls: number } | null = null;
+  /** What the program-cache gauges read at each scrape (the metrics pool's workers); null: 0. */
+  programCache: (() => ProgramCacheStats) | null = null;
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const self = this;
@@ -133,6 +136,33 @@ export class ServiceMetrics {
       registers: [this.registry],
       collect() {
         this.set(self.queue?.calls ?? 0);
+      },
+    });
+    const cache = (field: "entries" | "bytes" | "hits" | "misses") => self.programCache?.()[field] ?? 0;
+    new Gauge({
+      name: "minedit_program_cache_entries",
+      help: "Analyzed programs the metrics workers keep across calls (pool.programCacheBytes).",
+      registers: [this.registry],
+      collect() {
+        this.set(cache("entries"));
+      },
+    });
+    new Gauge({
+      name: "minedit_program_cache_bytes",
+      help: "Estimated bytes of the analyzed programs kept, all workers (bounded per worker by pool.programCacheBytes).",
+      registers: [this.registry],
+      collect() {
+        this.set(cache("bytes"));
+      },
+    });
+    new Gauge({
+      name: "minedit_program_cache_lookups",
+      help: "Programs the metrics workers looked up in their caches so far: hit (not parsed again) or miss.",
+      labelNames: ["result"] as const,
+      registers: [this.registry],
+      collect() {
+        this.set({ result: "hit" }, cache("hits"));
+        this.set({ result: "miss" }, cache("misses"));
       },
     });
     // process_resident_memory_bytes and friends: what the soak benchmark's RSS curve also reads.

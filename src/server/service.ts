@@ -96,6 +96,7 @@ export async function startService(
       onRefused: () => metrics.refused.inc(),
     });
     metrics.queue = admission;
+    metrics.programCache = () => engine.pool.programCache();
     const observed = (endpoint: "grpc" | "openrlhf") =>
       observedScorer(admission, {
         endpoint,

@@ -10,9 +10,10 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import type { RewardConfig } from "../config.js";
+import type { AnalyzedProgramCacheStats } from "../core/analyzed-program-cache.js";
 import type { RolloutScore } from "../core/score-rollout.js";
 import { ErrorCode, MineditError } from "../errors.js";
-import type { MetricsJob, MetricsJobResult } from "./metrics-worker.js";
+import type { MetricsJob, MetricsJobResult, MetricsWorkerData, WorkerCacheStats } from "./metrics-worker.js";
 
 /** One rollout to score offline: its task's programs, the raw completion and the reward config. */
 export type MetricsRequest = { corrupted: string; gold: string; completion: string; config: RewardConfig };
@@ -40,15 +41,39 @@ function workerFile(): string {
   return file;
 }
 
+/** The workers' program caches together (src/core/analyzed-program-cache.ts), as of their last jobs. */
+export type ProgramCacheStats = AnalyzedProgramCacheStats & {
+  /** The bound of each worker's cache (`pool.programCacheBytes`); 0: off. */
+  maxBytesPerThread: number;
+};
+
 export class MetricsPool {
   private readonly pool: Piscina<MetricsJob, MetricsJobResult>;
+  private readonly programCacheBytes: number;
+  /** Each worker thread's cache, as its latest job reported it. */
+  private readonly caches = new Map<number, WorkerCacheStats>();
 
-  constructor(threads: number) {
-    this.pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads });
+  /** `threads` workers, each keeping `options.programCacheBytes` of analyzed programs (default 32 MiB). */
+  constructor(threads: number, options: { programCacheBytes?: number } = {}) {
+    this.programCacheBytes = options.programCacheBytes ?? 32 * 1024 * 1024;
+    const workerData: MetricsWorkerData = { programCacheBytes: this.programCacheBytes };
+    this.pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, workerData });
   }
 
   get threads(): number {
     return this.pool.threads.length;
+  }
+
+  /** The program caches of all workers: entries, estimated bytes, hits and misses so far. */
+  programCache(): ProgramCacheStats {
+    const total = { entries: 0, bytes: 0, hits: 0, misses: 0, maxBytesPerThread: this.programCacheBytes };
+    for (const c of this.caches.values()) {
+      total.entries += c.entries;
+      total.bytes += c.bytes;
+      total.hits += c.hits;
+      total.misses += c.misses;
+    }
+    return total;
   }
 
   /** Scores a batch; results come back in request order. Rejects only on an internal fault. */
@@ -81,7 +106,11 @@ export class MetricsPool {
     const outcomes = new Map<string, MetricsJobResult>();
     await Promise.all(
       [...groups].map(async ([key, group]) => {
-        outcomes.set(key, await this.pool.run(group.job));
+        const outcome = await this.pool.run(group.job);
+        if (outcome.ok && outcome.value.programCache !== null) {
+          this.caches.set(outcome.value.programCache.threadId, outcome.value.programCache);
+        }
+        outcomes.set(key, outcome);
       }),
     );
     return requests.map((_request, index) => {

@@ -3,7 +3,10 @@
  * shape (the pool builds the job), calls the pure core, and returns a plain `{ ok, value | code, message }`
  * because structured clone drops error subclasses (STYLE.md).
  */
+import { threadId } from "node:worker_threads";
+import { workerData } from "piscina";
 import type { RewardConfig } from "../config.js";
+import { AnalyzedProgramCache, type AnalyzedProgramCacheStats } from "../core/analyzed-program-cache.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import {
   InvalidTaskProgram,
@@ -21,12 +24,22 @@ export type MetricsJob = {
   config: RewardConfig;
 };
 
+/** What the pool passes every worker (Piscina's `workerData`). */
+export type MetricsWorkerData = { programCacheBytes: number };
+
+/** This worker's program cache after a job: the pool keeps the latest of each thread. */
+export type WorkerCacheStats = AnalyzedProgramCacheStats & { threadId: number };
+
 export type MetricsJobResult =
-  | { ok: true; value: { scores: RolloutScore[] } }
+  | { ok: true; value: { scores: RolloutScore[]; programCache: WorkerCacheStats | null } }
   | { ok: false; code: "invalid_task"; message: string; which: "corrupted" | "gold" }
   | { ok: false; code: "internal"; message: string };
 
 await loadPythonGrammar();
+
+const { programCacheBytes } = workerData as MetricsWorkerData;
+/** Completions' programs across calls (pool.programCacheBytes; null when 0). */
+const programs = programCacheBytes > 0 ? new AnalyzedProgramCache(programCacheBytes) : null;
 
 /** Prepared tasks of recent batches: a GRPO run scores the same tasks again and again. */
 const PREPARED_CACHE_LIMIT = 2048;
@@ -53,7 +66,11 @@ function preparedTask(job: MetricsJob): PreparedTask {
 export default function scoreGroup(job: MetricsJob): MetricsJobResult {
   try {
     const task = preparedTask(job);
-    return { ok: true, value: { scores: job.completions.map((c) => scoreCompletion(task, c, job.config)) } };
+    const scores = job.completions.map((c) =>
+      scoreCompletion(task, c, job.config, "PASSED", programs ?? undefined),
+    );
+    const programCache = programs === null ? null : { ...programs.stats(), threadId };
+    return { ok: true, value: { scores, programCache } };
   } catch (error) {
     if (error instanceof InvalidTaskProgram) {
       return { ok: false, code: "invalid_task", message: error.message, which: error.which };

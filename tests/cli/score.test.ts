@@ -250,6 +250,15 @@ describe("minedit score --no-exec on inline rows", () => {
     const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
     expect(run.stderr).toContain(`mean reward: ${Number(mean.toPrecision(6))} over 9 scored rows`);
     expect(run.stderr).toContain("tests were not run");
+    // The bare and the fenced over-edit are one program: the second is answered by the program cache.
+    const cache =
+      /program cache: (\d+) of (\d+) programs analyzed before \(not parsed again\); (\d+) kept, ~\d+\.\d MiB \(at most 32 MiB per worker/.exec(
+        run.stderr,
+      );
+    expect(cache).not.toBeNull();
+    const [hits, lookups, kept] = (cache ?? []).slice(1).map(Number) as [number, number, number];
+    expect(hits).toBeGreaterThanOrEqual(1);
+    expect(kept).toBe(lookups - hits);
   });
 });
 

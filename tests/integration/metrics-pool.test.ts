@@ -1,7 +1,7 @@
 /**
  * The piscina pool (real worker threads running the built worker): batch results equal the pure core's,
  * come back in request order, duplicates are fanned out, and a task with invalid Python is reported per
- * rollout instead of failing the batch.
+ * rollout instead of failing the batch; the workers' program caches answer programs seen in earlier calls.
  */
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -57,6 +57,44 @@ describe("MetricsPool", () => {
       "NO_CODE",
       "PASSED",
     ]);
+  });
+
+  test("programs seen in an earlier call come from the workers' caches: the same scores, no parse", async () => {
+    // Their own pool, so earlier tests' programs are not in its caches; one thread, so one cache.
+    const cached = new MetricsPool(1, { programCacheBytes: 1 << 20 });
+    const off = new MetricsPool(1, { programCacheBytes: 0 });
+    try {
+      const requests: MetricsRequest[] = completions.map((completion) => ({
+        corrupted,
+        gold,
+        completion,
+        config,
+      }));
+      const first = await cached.score(requests);
+      // 4 distinct programs: gold (twice in the batch, deduplicated before the worker), C, the rewrite,
+      // the unparsable one; "" has no code, so nothing to look up.
+      expect(cached.programCache()).toMatchObject({
+        entries: 4,
+        hits: 0,
+        misses: 4,
+        maxBytesPerThread: 1 << 20,
+      });
+      expect(cached.programCache().bytes).toBeGreaterThan(0);
+      // Another task's rollouts with the same completions: the programs are the same, the scores their own.
+      const other = gold.replace("total = 0", "total = 2");
+      const again = await cached.score(requests.map((r) => ({ ...r, corrupted: other })));
+      expect(cached.programCache()).toMatchObject({ entries: 4, hits: 4, misses: 4 });
+      const otherTask = prepareTask(other, gold, config.scope);
+      expect(again).toEqual(
+        completions.map((c) => ({ ok: true, score: scoreCompletion(otherTask, c, config) })),
+      );
+      expect(await cached.score(requests)).toEqual(first);
+      expect(await off.score(requests)).toEqual(first);
+      expect(off.programCache()).toEqual({ entries: 0, bytes: 0, hits: 0, misses: 0, maxBytesPerThread: 0 });
+    } finally {
+      await cached.close();
+      await off.close();
+    }
   });
 
   test("a task whose gold program is not Python is reported for its rollouts only", async () => {

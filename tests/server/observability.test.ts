@@ -78,13 +78,12 @@ describe("metrics", () => {
   test("rollouts by verdict and style, RPCs by method and status, cache hits, sandbox starts, histograms", async () => {
     const before = await scrape();
     const ref = { case: "taskId" as const, value: unittestTask.task_id };
-    const response = await scoreBatch(client, {
-      rollouts: [
-        { id: "gold", completion: fence(`${unittestTask.gold}\n# ${SECRET}\n`), taskRef: ref },
-        { id: "again", completion: fence(`${unittestTask.gold}\n# ${SECRET}\n`), taskRef: ref },
-        { id: "bad", completion: `${unittestTask.corrupted}\n# ${SECRET} 2\n`, taskRef: ref },
-      ],
-    });
+    const rollouts = [
+      { id: "gold", completion: fence(`${unittestTask.gold}\n# ${SECRET}\n`), taskRef: ref },
+      { id: "again", completion: fence(`${unittestTask.gold}\n# ${SECRET}\n`), taskRef: ref },
+      { id: "bad", completion: `${unittestTask.corrupted}\n# ${SECRET} 2\n`, taskRef: ref },
+    ];
+    const response = await scoreBatch(client, { rollouts });
     expect(response.results.map((r) => r.verdict)).toEqual([
       Verdict.PASSED,
       Verdict.PASSED,
@@ -119,6 +118,19 @@ describe("metrics", () => {
     expect(after).toContain("minedit_queue_depth_rollouts 0");
     expect(after).toContain("process_resident_memory_bytes");
     expect(sample(after, "minedit_fork_servers")).toBeGreaterThanOrEqual(0);
+    // The batch's two distinct programs were analyzed and kept; the same batch again parses neither.
+    expect(delta("minedit_program_cache_lookups", { result: "miss" })).toBe(2);
+    expect(delta("minedit_program_cache_entries")).toBe(2);
+    expect(delta("minedit_program_cache_bytes")).toBeGreaterThan(0);
+    await scoreBatch(client, { rollouts });
+    const third = await scrape();
+    expect(
+      sample(third, "minedit_program_cache_lookups", { result: "hit" }) -
+        sample(after, "minedit_program_cache_lookups", { result: "hit" }),
+    ).toBe(2);
+    expect(sample(third, "minedit_program_cache_lookups", { result: "miss" })).toBe(
+      sample(after, "minedit_program_cache_lookups", { result: "miss" }),
+    );
     expect(await (await fetch(`http://127.0.0.1:${service.metricsServer?.port}/other`)).status).toBe(404);
   });
 

@@ -35,7 +35,7 @@ import { Progress } from "../../io/progress.js";
 import type { StdIo } from "../../io/std-io.js";
 import { createConfiguredSandbox } from "../../sandbox/create.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
-import { MetricsPool } from "../../workers/metrics-pool.js";
+import { MetricsPool, type ProgramCacheStats } from "../../workers/metrics-pool.js";
 import { ExecutingRolloutScorer } from "../rollout-scorer.js";
 import { TaskStore } from "../task-store.js";
 import { executing, type Job, type JobResult, metricsOnly, type RowScore } from "./batch-scorers.js";
@@ -181,7 +181,8 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
     executed: 0,
     cached: 0,
   };
-  const pool = new MetricsPool(config.pool.threads);
+  const pool = new MetricsPool(config.pool.threads, { programCacheBytes: config.pool.programCacheBytes });
+  let programCache: ProgramCacheStats | undefined;
   try {
     const scoreBatch =
       sandbox === null
@@ -298,12 +299,14 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
     await previous;
   } finally {
     io.stdout.off("error", onStdoutError);
+    programCache = pool.programCache();
     await pool.close();
   }
 
   if (stdoutError !== undefined) throw stdoutError;
   progress.clear();
-  io.stderr.write(summary(stats, tasks, config, execute, (performance.now() - started) / 1000));
+  const seconds = (performance.now() - started) / 1000;
+  io.stderr.write(summary(stats, tasks, config, execute, seconds, programCache));
   return { badRows: stats.bad, badTaskRows: tasks?.bad ?? 0 };
 }
 
@@ -364,6 +367,7 @@ function summary(
   config: Config,
   execute: boolean,
   seconds: number,
+  programCache: ProgramCacheStats | undefined,
 ): string {
   const rate = seconds > 0 ? stats.scored / seconds : 0;
   const verdicts = VERDICTS.filter((v) => stats.verdicts.has(v))
@@ -379,6 +383,13 @@ function summary(
   ];
   if (tasks !== undefined) {
     lines.push(`  tasks: ${tasks.loaded} loaded from ${tasks.name}, ${tasks.bad} bad task rows`);
+  }
+  if (programCache !== undefined && programCache.maxBytesPerThread > 0) {
+    const { hits, misses, entries, bytes, maxBytesPerThread } = programCache;
+    lines.push(
+      `  program cache: ${hits} of ${hits + misses} programs analyzed before (not parsed again); ` +
+        `${entries} kept, ~${(bytes / MIB).toFixed(1)} MiB (at most ${(maxBytesPerThread / MIB).toFixed(0)} MiB per worker, pool.programCacheBytes)`,
+    );
   }
   if (!execute) {
     lines.push("  --no-exec: tests were not run; every program that parses counted as PASSED");
