@@ -234,6 +234,15 @@ async function runMinedit(threads, main, fresh, programCacheBytes = 0) {
   return { cold, warm, fresh: freshTimes, freshCpu, coldScores, freshScores, programCache, rssBytes };
 }
 
+/** One cache filled with the batches' distinct programs: its estimate against the heap it took. */
+function programCacheHeap(files) {
+  const child = spawnSync(process.execPath, ["--expose-gc", join(HERE, "program-cache-heap.mjs"), ...files], {
+    encoding: "utf8",
+  });
+  if (child.status !== 0) throw new Error(`program-cache-heap.mjs failed: ${child.stderr}`);
+  return JSON.parse(child.stdout);
+}
+
 async function runSuite(name, functions, workDir) {
   const tasks = selectTasks(functions, TASK_SEED, TASKS);
   const batches = [MAIN_COMPLETION_SEED, ...FRESH_COMPLETION_SEEDS].map((seed) => ({
@@ -264,6 +273,7 @@ async function runSuite(name, functions, workDir) {
   const many = await runMinedit(THREADS, main, fresh);
   const one = await runMinedit(1, main, fresh);
   const cached = await runMinedit(THREADS, main, fresh, PROGRAM_CACHE_BYTES);
+  const cacheHeap = programCacheHeap(batches.map((b) => b.file));
 
   // Every baseline, every batch it scored, against minedit's scores of that batch.
   const scoresOf = [many.coldScores, ...many.freshScores];
@@ -314,6 +324,7 @@ async function runSuite(name, functions, workDir) {
     many,
     one,
     cached,
+    cacheHeap,
     stagesTs,
   };
 }
@@ -596,7 +607,10 @@ for (const s of suites) {
       `the same batch again ${rate(median(s.cached.warm), n)} rollouts/s (every program kept: off ${rate(median(s.many.warm), n)}). ` +
       `Over the run ${hits} of ${hits + misses} program lookups were hits (within a batch identical completions are scored once anyway; these are programs seen in an earlier batch); ` +
       `${entries} programs kept, ~${(bytes / 2 ** 20).toFixed(1)} MiB estimated (bound ${(PROGRAM_CACHE_BYTES / 2 ** 20).toFixed(0)} MiB per worker); ` +
-      `process RSS at the end ${(s.cached.rssBytes / 2 ** 20).toFixed(0)} MiB with it, ${(s.many.rssBytes / 2 ** 20).toFixed(0)} MiB without.`,
+      `process RSS at the end ${(s.cached.rssBytes / 2 ** 20).toFixed(0)} MiB with it, ${(s.many.rssBytes / 2 ** 20).toFixed(0)} MiB without. ` +
+      `What the estimate stands for (one cache of the ${s.cacheHeap.entries} distinct programs of all ${s.batches.length} batches, program-cache-heap.mjs): ` +
+      `estimate ${(s.cacheHeap.estimateBytes / 2 ** 20).toFixed(2)} MiB, V8 heap growth ${(s.cacheHeap.heapBytes / 2 ** 20).toFixed(2)} MiB ` +
+      `(${(s.cacheHeap.heapBytes / s.cacheHeap.estimateBytes).toFixed(2)}× the estimate).`,
   );
   out(
     `Correctness: every rollout of every batch each baseline scored (${s.batches.length} batches, ${s.batches.length * n} rollouts) — verdicts, d(M,C), d(G,C) — equals minedit's exactly.`,
