@@ -36,7 +36,8 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { create } from "@bufbuild/protobuf";
-import { Client, credentials, Metadata } from "@grpc/grpc-js";
+import { Metadata } from "@grpc/grpc-js";
+import { startServe, stopServe } from "./serve.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
@@ -190,48 +191,10 @@ let current = null;
 process.on("exit", () => current?.kill("SIGKILL"));
 
 async function startServer(concurrency) {
-  const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, "bin", "minedit.js"),
-      "serve",
-      "--port",
-      "0",
-      "--tasks",
-      taskFile,
-      "--config",
-      serverConfig(concurrency),
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  current = child;
-  let stderr = "";
-  const address = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 300_000);
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const match = /listening on (\S+):(\d+)/.exec(stderr);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(`${match[1]}:${match[2]}`);
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`server exited (${code}):\n${stderr}`)));
-  });
-  return {
-    child,
-    client: new Client(address, credentials.createInsecure()),
-    startup: (performance.now() - t0) / 1000,
-    stderr: () => stderr,
-  };
-}
-
-async function stopServer(server) {
-  server.client.close();
-  server.child.kill("SIGTERM");
-  await new Promise((resolve) => server.child.once("exit", resolve));
+  const args = ["--port", "0", "--tasks", taskFile, "--config", serverConfig(concurrency)];
+  const server = await startServe(ROOT, args, 300_000);
+  current = server.child;
+  return server;
 }
 
 function scoreBatch(client, rows) {
@@ -419,7 +382,7 @@ for (const concurrency of CONCURRENCIES) {
   log(
     `concurrency ${concurrency}: step ${fmt(seconds)} s, lower bound ${fmt(lower)} s (slowest ${fmt(slowest)} s, run CPU ${fmt(runsCpu)} s / ${CORES})`,
   );
-  await stopServer(server);
+  await stopServe(server);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata } from "@grpc/grpc-js";
+import { startServe, stopServe } from "./serve.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
@@ -472,45 +473,19 @@ async function startServer(backend) {
   log(
     `starting \`minedit serve --port 0${backend === null ? "" : ` --sandbox ${backend}`}\` with ${tasks.length} tasks…`,
   );
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    // Extra arguments are passed to `minedit serve`, e.g. `-- --config tuned.json` to try other limits
-    // (a config of your own replaces the one that turns the cache off).
-    [
-      join(ROOT, "bin", "minedit.js"),
-      "serve",
-      "--port",
-      "0",
-      "--tasks",
-      taskFile,
-      ...(extraArgs.includes("--config") ? [] : ["--config", serveConfig]),
-      ...extraArgs,
-      ...sandboxArgs,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
+  // Extra arguments are passed to `minedit serve`, e.g. `-- --config tuned.json` to try other limits
+  // (a config of your own replaces the one that turns the cache off).
+  const configArgs = extraArgs.includes("--config") ? [] : ["--config", serveConfig];
+  const started = await startServe(
+    ROOT,
+    ["--port", "0", "--tasks", taskFile, ...configArgs, ...extraArgs, ...sandboxArgs],
+    60_000,
   );
-  spawned.push(child);
-  // Read to the end, not only up to "listening": its warnings are reported, and a full pipe would block it.
-  const server = { backend, label: backend ?? "server", child, stderr: "" };
-  const address = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.stderr}`)), 60_000);
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk) => {
-      server.stderr += chunk;
-      const match = /listening on (\S+):(\d+)/.exec(server.stderr);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(`${match[1]}:${match[2]}`);
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`server exited (${code}):\n${server.stderr}`)));
-  });
-  server.startup = (performance.now() - started) / 1000;
+  spawned.push(started.child);
+  const server = { ...started, backend, label: backend ?? "server" };
   await sleep(SETTLE_MS);
-  server.idleStart = memoryOf(child.pid);
-  log(`listening on ${address}; idle RSS ${(server.idleStart.rssKiB / 1024).toFixed(0)} MiB`);
-  server.client = new Client(address, credentials.createInsecure());
+  server.idleStart = memoryOf(server.child.pid);
+  log(`listening on ${server.address}; idle RSS ${(server.idleStart.rssKiB / 1024).toFixed(0)} MiB`);
   return server;
 }
 
@@ -519,12 +494,6 @@ async function step(server) {
   const t0 = performance.now();
   const response = await scoreBatch(server.client, requests);
   return { seconds: (performance.now() - t0) / 1000, results: resultsOf(rows, response) };
-}
-
-async function stopServer(server) {
-  server.client.close();
-  server.child.kill("SIGTERM");
-  await new Promise((resolve) => server.child.once("exit", resolve));
 }
 
 // One at a time, so that each start-up and its idle reading are undisturbed by the others'.
@@ -562,7 +531,7 @@ for (let i = 0; i < ROUNDS; i++) {
 }
 await sleep(SETTLE_MS);
 for (const server of servers) server.idleAfter = memoryOf(server.child.pid);
-for (const server of servers) await stopServer(server);
+for (const server of servers) await stopServe(server);
 rmSync(workDir, { recursive: true, force: true });
 
 const baselineSeconds = baselines.map((b) => b.seconds);
@@ -702,7 +671,14 @@ const styleSplitOf = (serverSteps) =>
   });
 const styleSplit = styleSplitOf(steps);
 const warningsOf = (server) => {
-  const warnings = [...new Set(server.stderr.split("\n").filter((line) => /Warning/.test(line)))];
+  const warnings = [
+    ...new Set(
+      server
+        .stderr()
+        .split("\n")
+        .filter((line) => /Warning/.test(line)),
+    ),
+  ];
   return warnings.length === 0 ? "none" : warnings.map((w) => `\`${w.trim()}\``).join("; ");
 };
 const lines = [];

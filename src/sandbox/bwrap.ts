@@ -57,6 +57,7 @@ import { constants as osConstants } from "node:os";
 import { dirname, join, posix } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
+import { RunDeadline } from "./run-deadline.js";
 import {
   DEFAULT_RUNTIME,
   dataBinds,
@@ -491,8 +492,6 @@ export class BwrapSandbox implements Sandbox {
 
     const child = spawnBwrap(command, contents);
 
-    let timedOut = false;
-    let cancelled = false;
     let killed = false;
     const kill = () => {
       if (killed || child.pid === undefined) return;
@@ -521,15 +520,7 @@ export class BwrapSandbox implements Sandbox {
     };
     this.active.add(entry);
 
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, request.limits.wallTimeMs);
-    const onAbort = () => {
-      cancelled = true;
-      kill();
-    };
-    request.signal?.addEventListener("abort", onAbort, { once: true });
+    const deadline = new RunDeadline(request.limits.wallTimeMs, request.signal, kill);
 
     child.stdout?.on("data", (chunk: Buffer) => output.add("stdout", chunk));
     child.stderr?.on("data", (chunk: Buffer) => output.add("stderr", chunk));
@@ -537,8 +528,8 @@ export class BwrapSandbox implements Sandbox {
     feed(child.stdin as Writable, request.stdin ?? "");
 
     const end = await done;
-    clearTimeout(timer);
-    request.signal?.removeEventListener("abort", onAbort);
+    deadline.dispose();
+    const { timedOut, cancelled } = deadline;
     this.active.delete(entry);
     const wallTimeMs = Math.round(performance.now() - started);
 

@@ -8,7 +8,7 @@
 import type { SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
-import { DockerSandbox, imageTag } from "./docker.js";
+import { DockerSandbox, imageTag, noImageMessage } from "./docker.js";
 import { DEFAULT_RUNTIME, hostRuntimeProblem, RUNTIME_NAMES, type RuntimeName } from "./runtimes.js";
 import type { Sandbox } from "./sandbox.js";
 import { type WarmBase, WarmPythonSandbox } from "./warm-python.js";
@@ -57,15 +57,18 @@ export async function createConfiguredSandbox(
  */
 export function runtimeProblem(config: SandboxConfig): (name: RuntimeName) => Promise<string | null> {
   if (config.backend !== "docker") return (name) => hostRuntimeProblem(name, config.pythonPath);
-  return async (name) => {
-    if (config.docker.images[name] !== undefined) return null;
-    if ((await DockerSandbox.taggedImage(imageTag(name), config.docker.socketPath)) !== undefined)
-      return null;
-    return (
-      `runtime "${name}" has no Docker image: build it with \`bash sandbox/docker/build-image.sh ${name}\`` +
-      ` and pin the ID it prints in sandbox.docker.images.${name}`
-    );
-  };
+  return async (name) => ((await dockerImageOf(config, name)) === undefined ? noImageMessage(name) : null);
+}
+
+/** Runtime NAME's image: pinned in the configuration, else the one tagged `minedit-sandbox:NAME`, else none. */
+async function dockerImageOf(
+  config: SandboxConfig,
+  name: RuntimeName,
+): Promise<{ id: string; pinned: boolean } | undefined> {
+  const pinned = config.docker.images[name];
+  if (pinned !== undefined) return { id: pinned, pinned: true };
+  const tagged = await DockerSandbox.taggedImage(imageTag(name), config.docker.socketPath);
+  return tagged === undefined ? undefined : { id: tagged, pinned: false };
 }
 
 /** The configured backend alone: a new sandbox (bwrap) or container (Docker) for every run. */
@@ -92,14 +95,13 @@ async function dockerImages(
   config: SandboxConfig,
   warn: (message: string) => void,
 ): Promise<Record<RuntimeName, string>> {
-  const images: Record<RuntimeName, string> = { ...config.docker.images };
+  const images: Record<RuntimeName, string> = {};
   const tagged: string[] = [];
   for (const name of RUNTIME_NAMES) {
-    if (images[name] !== undefined) continue;
-    const id = await DockerSandbox.taggedImage(imageTag(name), config.docker.socketPath);
-    if (id === undefined) continue; // refused when a run asks for it, with what to build
-    images[name] = id;
-    tagged.push(`${name} = ${imageTag(name)} (${id})`);
+    const image = await dockerImageOf(config, name);
+    if (image === undefined) continue; // refused when a run asks for it, with what to build
+    images[name] = image.id;
+    if (!image.pinned) tagged.push(`${name} = ${imageTag(name)} (${image.id})`);
   }
   if (tagged.length > 0) {
     warn(

@@ -31,6 +31,7 @@ import { checkLimits, emptyResult, type LaunchedProgram, OutputCollector } from 
 import { bootFailed, bootRequest, bootResult, DOCKER_BOOT_SOURCE } from "./docker-boot.js";
 import { type ContainerSpec, containerOptions, isOrphan, OWNER_LABEL, ownerLabel } from "./docker-spec.js";
 import type { ForkServerHost } from "./fork-server.js";
+import { RunDeadline } from "./run-deadline.js";
 import { DEFAULT_RUNTIME, dataBinds, type Runtime, type RuntimeName, runtimeNamed } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
 
@@ -54,6 +55,11 @@ export type DockerOptions = {
 const DEFAULT_SOCKET = "/var/run/docker.sock";
 /** The tag sandbox/docker/build-image.sh gives the image of runtime NAME. */
 export const imageTag = (runtime: RuntimeName) => `minedit-sandbox:${runtime}`;
+
+/** Why runtime NAME cannot run on Docker when it has no image, and what to do: a sentence beginning `runtime "NAME"`. */
+export const noImageMessage = (runtime: RuntimeName) =>
+  `runtime "${runtime}" has no Docker image: build it with \`bash sandbox/docker/build-image.sh ${runtime}\`` +
+  ` and pin the ID it prints in sandbox.docker.images.${runtime}`;
 /** Processes and threads a fork-server container may hold beyond a run's own limit (itself, the client). */
 const CONTAINER_PIDS_SLACK = 8;
 
@@ -189,12 +195,7 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
   async runtime(name: RuntimeName = DEFAULT_RUNTIME): Promise<Runtime> {
     const runtime = runtimeNamed(name);
     if (this.options.images[name] === undefined) {
-      throw new MineditError(
-        ErrorCode.FailedPrecondition,
-        `no Docker image for runtime "${name}": build one with \`bash sandbox/docker/build-image.sh ${name}\` ` +
-          `and set sandbox.docker.images.${name} to the ID it prints`,
-        { field: "runtime" },
-      );
+      throw new MineditError(ErrorCode.FailedPrecondition, noImageMessage(name), { field: "runtime" });
     }
     return runtime;
   }
@@ -392,8 +393,6 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
     const stdin = new PassThrough();
     stdin.end(body);
     let killed = false;
-    let timedOut = false;
-    let cancelled = false;
     const notes = diagnostics();
     const output = new OutputCollector(request.limits.maxOutputBytes, () => kill());
     const stdout = new Writable({
@@ -419,18 +418,10 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
       killed = true;
       box.kill();
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, request.limits.wallTimeMs);
-    const onAbort = () => {
-      cancelled = true;
-      kill();
-    };
-    request.signal?.addEventListener("abort", onAbort, { once: true });
+    const deadline = new RunDeadline(request.limits.wallTimeMs, request.signal, kill);
     const end = await box.exited;
-    clearTimeout(timer);
-    request.signal?.removeEventListener("abort", onAbort);
+    deadline.dispose();
+    const { timedOut, cancelled } = deadline;
     const wallTimeMs = Math.round(performance.now() - started);
     if (end.outside !== null) throw unavailable(`the run's container ended from outside: ${end.outside}`);
     if (!end.started) {

@@ -17,6 +17,7 @@ import { constants as osConstants } from "node:os";
 import type { Readable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
 import { type LaunchedProgram, stderrShowsOutOfMemory } from "./bwrap.js";
+import { RunDeadline } from "./run-deadline.js";
 import type { Runtime, RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult } from "./sandbox.js";
 
@@ -259,17 +260,7 @@ export class ForkServer {
     const begun = performance.now();
     const { wallTimeMs, maxOutputBytes } = request.limits;
     return new Promise<ExecutionResult>((resolve, reject) => {
-      let timedOut = false;
-      let cancelled = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        this.kill();
-      }, wallTimeMs + BACKSTOP_GRACE_MS);
-      const onAbort = () => {
-        cancelled = true;
-        this.kill();
-      };
-      request.signal?.addEventListener("abort", onAbort, { once: true });
+      const deadline = new RunDeadline(wallTimeMs + BACKSTOP_GRACE_MS, request.signal, () => this.kill());
       const keep = maxOutputBytes + MARKER_BYTES;
       const execution: Execution = {
         out: new StreamCapture(keep),
@@ -286,8 +277,8 @@ export class ForkServer {
         end: (report, outside) => {
           if (this.execution !== execution) return;
           this.execution = null;
-          clearTimeout(timer);
-          request.signal?.removeEventListener("abort", onAbort);
+          deadline.dispose();
+          const { timedOut, cancelled } = deadline;
           const wallTime = Math.round(performance.now() - begun);
           if (report === null && outside !== undefined && !cancelled) {
             reject(unavailable(`the sandbox ended from outside during the run: ${outside}`));
@@ -334,7 +325,7 @@ export class ForkServer {
       this.execution = execution;
       this.maxOutputBytes = maxOutputBytes;
       if (request.signal?.aborted) {
-        onAbort();
+        deadline.cancel();
         return;
       }
       this.program.stdin.write(encodeRequest(request));

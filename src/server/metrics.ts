@@ -121,40 +121,37 @@ export class ServiceMetrics {
   programCache: (() => ProgramCacheStats) | null = null;
 
   constructor(options: { processMetrics?: boolean } = {}) {
-    const self = this;
-    new Gauge({
-      name: "minedit_queue_depth_rollouts",
-      help: "Rollouts admitted and not yet scored, over all calls (bounded by server.maxQueuedRollouts).",
-      registers: [this.registry],
-      collect() {
-        this.set(self.queue?.depth ?? 0);
-      },
-    });
-    new Gauge({
-      name: "minedit_scorer_calls_in_flight",
-      help: "Scorer calls in flight (a ScoreBatch, a ScoreStream message, a coalesced OpenRLHF window).",
-      registers: [this.registry],
-      collect() {
-        this.set(self.queue?.calls ?? 0);
-      },
-    });
-    const cache = (field: "entries" | "bytes" | "hits" | "misses") => self.programCache?.()[field] ?? 0;
-    new Gauge({
-      name: "minedit_program_cache_entries",
-      help: "Analyzed programs the metrics workers keep across calls (pool.programCacheBytes).",
-      registers: [this.registry],
-      collect() {
-        this.set(cache("entries"));
-      },
-    });
-    new Gauge({
-      name: "minedit_program_cache_bytes",
-      help: "Estimated bytes of the analyzed programs kept, all workers (bounded per worker by pool.programCacheBytes).",
-      registers: [this.registry],
-      collect() {
-        this.set(cache("bytes"));
-      },
-    });
+    /** A gauge that reads its value at each scrape. */
+    const gaugeOf = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    gaugeOf(
+      "minedit_queue_depth_rollouts",
+      "Rollouts admitted and not yet scored, over all calls (bounded by server.maxQueuedRollouts).",
+      () => this.queue?.depth ?? 0,
+    );
+    gaugeOf(
+      "minedit_scorer_calls_in_flight",
+      "Scorer calls in flight (a ScoreBatch, a ScoreStream message, a coalesced OpenRLHF window).",
+      () => this.queue?.calls ?? 0,
+    );
+    const cache = (field: "entries" | "bytes" | "hits" | "misses") => this.programCache?.()[field] ?? 0;
+    gaugeOf(
+      "minedit_program_cache_entries",
+      "Analyzed programs the metrics workers keep across calls (pool.programCacheBytes).",
+      () => cache("entries"),
+    );
+    gaugeOf(
+      "minedit_program_cache_bytes",
+      "Estimated bytes of the analyzed programs kept, all workers (bounded per worker by pool.programCacheBytes).",
+      () => cache("bytes"),
+    );
     new Gauge({
       name: "minedit_program_cache_lookups",
       help: "Programs the metrics workers looked up in their caches so far: hit (not parsed again) or miss.",
