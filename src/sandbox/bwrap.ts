@@ -57,6 +57,7 @@ import { constants as osConstants } from "node:os";
 import { dirname, join, posix } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
+import { reachableSource } from "./reachable-source.js";
 import { RunDeadline } from "./run-deadline.js";
 import {
   DEFAULT_RUNTIME,
@@ -250,7 +251,20 @@ export class BwrapSandbox implements Sandbox {
     private readonly prlimitPath: string,
     /** The interpreter exposed as `python3`, resolved. */
     readonly pythonPath: string,
+    /** Whether bwrap runs as an unprivileged uid (minedit runs as root): bind sources it must reach. */
+    private readonly dropsPrivileges: boolean,
   ) {}
+
+  /** Each data bind's source as bwrap can open it (reachable-source.ts), decided once per source. */
+  private readonly sources = new Map<string, string>();
+  private reachable(source: string): string {
+    let found = this.sources.get(source);
+    if (found === undefined) {
+      found = this.dropsPrivileges ? reachableSource(source) : source;
+      this.sources.set(source, found);
+    }
+    return found;
+  }
 
   /**
    * Resolves binaries, builds the fixed part of the command line and runs `python3 -c pass` in a
@@ -276,7 +290,8 @@ export class BwrapSandbox implements Sandbox {
       throw unavailable(`${bwrap} is too old (no --size for tmpfs); install a newer bubblewrap`);
     }
     const launcher: string[] = [];
-    if (process.getuid?.() === 0) {
+    const dropsPrivileges = process.getuid?.() === 0;
+    if (dropsPrivileges) {
       const setpriv = findBinary("setpriv");
       if (setpriv === undefined)
         throw unavailable("running as root needs `setpriv` (util-linux) to drop privileges");
@@ -338,7 +353,9 @@ export class BwrapSandbox implements Sandbox {
         bound.push(path);
       }
     }
-    for (const { source, target } of options.readOnlyBinds ?? []) args.push("--ro-bind", source, target);
+    const reachable = dropsPrivileges ? reachableSource : (source: string) => source;
+    for (const { source, target } of options.readOnlyBinds ?? [])
+      args.push("--ro-bind", reachable(source), target);
     if (!underBound(prlimit)) throw unavailable(`prlimit at ${prlimit} is outside the runtime paths`);
     args.push(
       "--proc",
@@ -369,7 +386,7 @@ export class BwrapSandbox implements Sandbox {
     );
     for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
 
-    const sandbox = new BwrapSandbox(launcher, args, prlimit, python);
+    const sandbox = new BwrapSandbox(launcher, args, prlimit, python, dropsPrivileges);
     const probe = await sandbox.run({
       files: {},
       argv: ["python3", "-c", "pass"],
@@ -403,7 +420,7 @@ export class BwrapSandbox implements Sandbox {
     const args = [...this.launcher, ...this.fixedArgs];
     for (const path of runtime.etc) args.push("--ro-bind-try", path, path);
     for (const { source, target } of dataBinds(runtime))
-      if (source !== null) args.push("--ro-bind", source, target);
+      if (source !== null) args.push("--ro-bind", this.reachable(source), target);
     for (const [key, value] of Object.entries(runtime.env)) args.push("--setenv", key, value);
     const dirs = new Set<string>();
     const makeDirs = (parts: readonly string[]) => {

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
+import { reachableByOthers, reachableSource } from "../../src/sandbox/reachable-source.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionRequest } from "../../src/sandbox/sandbox.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 5_000 };
@@ -185,6 +186,38 @@ describe("isolation", () => {
       rmSync(host, { recursive: true, force: true });
     }
   });
+
+  // As root the sandbox runs as uid 65534, which cannot pass a 0700 directory: a checkout cloned into a
+  // `mktemp -d` or a private home has its node_modules (PMD's jars, NLTK's data) behind one.
+  test.skipIf(process.getuid?.() !== 0)(
+    "as root, a bind source under a private directory is bound from a world-readable copy",
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), "minedit-private-")); // 0700, as mktemp -d makes it
+      const host = join(home, "package");
+      mkdirSync(host);
+      writeFileSync(join(host, "tool.txt"), "private jar\n");
+      expect(reachableByOthers(host)).toBe(false);
+      const copy = reachableSource(host);
+      expect(copy).not.toBe(host);
+      expect(reachableByOthers(copy)).toBe(true);
+      expect(reachableSource(host)).toBe(copy); // made once
+      const bound = await createBwrapSandbox({
+        readOnlyBinds: [{ source: host, target: "/opt/minedit/tool" }],
+      });
+      try {
+        const r = await bound.run({
+          files: {},
+          argv: ["python3", "-c", "print(open('/opt/minedit/tool/tool.txt').read().strip())"],
+          limits,
+        });
+        expect(r.stdout).toBe("private jar\n");
+      } finally {
+        await bound.close();
+        rmSync(home, { recursive: true, force: true });
+        rmSync(copy, { recursive: true, force: true });
+      }
+    },
+  );
 
   test("writes outside the scratch directory fail and reach nothing on the host", async () => {
     const name = `minedit-sandbox-${marker()}`;
