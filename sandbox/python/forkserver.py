@@ -93,8 +93,10 @@ What makes each execution see what a fresh sandbox would:
   processes on a busy machine looks idle while they wait). The limit is calibrated from the gold (4 × its
   idle time, at least 3 s), which leaves room for both. Past `idle_ms` the run is killed
   ("idle_exceeded", "timed_out"): a program that sleeps or blocks for ever ends long before the wall
-  backstop. "idle_ms" is the count (to the last look: at most one interval short); null where the
-  kernel has no schedstat (gVisor), where neither is measured nor enforced.
+  backstop. "idle_ms" is the count at the last look: one is taken each time a process this one reaps
+  ends, while it is a zombie (its count final and still readable), so a run that ends is counted to its
+  end, one that is killed to the last periodic look; null where the kernel has no schedstat (gVisor),
+  where neither is measured nor enforced.
 - Threads: fork() copies only the calling thread, so a preload that leaves a thread running is refused
   (the sandbox then does not start, and the server says why).
 """
@@ -495,6 +497,11 @@ def _serve():
                         in_w = -1
                 elif fd == wake_r:
                     drain(wake_r)
+                    if idle_clock is not None:
+                        # A last look while what ended is a zombie, whose count is final and still
+                        # readable: without it the idle time would stop at the look before, up to an
+                        # interval (250 ms) short.
+                        idle_clock.look()
                     status = reap_orphans(pid)
                 elif fd == ctl_in:
                     # The server asks to stop the program (it wrote more than the output limit).

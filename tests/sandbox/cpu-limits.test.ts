@@ -212,7 +212,7 @@ describe("CPU-time limits", () => {
         expect(r.timedOut, label).toBe(false);
         expect(r.idleLimitExceeded ?? false, label).toBe(false);
       }
-      if (kind === "sleeps within") expect(r.idleTimeMs, label).toBeGreaterThanOrEqual(400);
+      if (kind === "sleeps within") expect(r.idleTimeMs, label).toBeGreaterThanOrEqual(470);
       if (kind === "cpu" || kind === "thread" || kind === "subprocess") {
         // Starved: most of the wall time waiting for a CPU, none of it idle.
         expect(r.idleTimeMs ?? 0, label).toBeLessThan(300);
@@ -243,8 +243,9 @@ describe("CPU-time limits", () => {
       limits,
     );
     expect(naps.verdict, naps.detail).toBe("PASSED");
-    // Counted to the fork server's last look (at most 250 ms before the end).
-    expect(naps.idleTimeMs).toBeGreaterThanOrEqual(300);
+    // Counted to the end: the fork server looks once more when the program ends, before reaping it (the
+    // periodic looks alone could stop up to 250 ms short).
+    expect(naps.idleTimeMs).toBeGreaterThanOrEqual(570);
     const stdio = await runPythonTests(
       sandbox,
       "import time\nif input() == '2':\n    time.sleep(3600)\nprint('ok')\n",
