@@ -1,12 +1,8 @@
 /**
  * Progress of an evaluation's long stages on stderr — generation (samples, tokens/s, errors) and scoring
- * (samples scored) — with an ETA, following src/io/progress.ts's conventions: on a terminal one line
- * redrawn in place at most every 100 ms with a bar; elsewhere a plain line every 5 s and nothing at all
- * for a stage shorter than that.
+ * (samples scored) — with a bar and an ETA; the drawing rules are src/io/progress-line.ts's.
  */
-import { PLAIN_INTERVAL_MS, type ProgressStream, TTY_INTERVAL_MS } from "../io/progress.js";
-
-const BAR_WIDTH = 24;
+import { ProgressLine, type ProgressStream, progressBar } from "../io/progress-line.js";
 
 /** "1h02m", "3m05s", "12s". */
 export function formatDuration(seconds: number): string {
@@ -23,54 +19,33 @@ export function formatDuration(seconds: number): string {
 export type StageCounts = { done: number; total: number; tokens?: number; errors?: number };
 
 export class StageProgress {
-  private readonly tty: boolean;
-  private readonly start: number;
-  private lastDraw: number;
-  private barShown = false;
+  private readonly line: ProgressLine;
 
   constructor(
-    private readonly stream: ProgressStream,
+    stream: ProgressStream,
     private readonly label: string,
     private readonly unit: string,
-    private readonly now: () => number = () => performance.now(),
+    now: () => number = () => performance.now(),
   ) {
-    this.tty = stream.isTTY === true;
-    this.start = now();
-    this.lastDraw = this.start;
+    this.line = new ProgressLine(stream, now);
   }
 
   /** Records progress; draws when the interval has passed (`force`: now, e.g. at the end on a terminal). */
   update(counts: StageCounts, force = false): void {
-    const now = this.now();
-    if (!force && now - this.lastDraw < (this.tty ? TTY_INTERVAL_MS : PLAIN_INTERVAL_MS)) return;
-    this.lastDraw = now;
-    const line = `${this.label}: ${this.status(counts, now)}`;
-    if (this.tty) {
-      const columns = this.stream.columns;
-      const fitted =
-        columns !== undefined && columns > 1 && line.length >= columns ? line.slice(0, columns - 1) : line;
-      this.stream.write(`\r\x1b[K${fitted}`);
-      this.barShown = true;
-    } else if (!force) {
-      this.stream.write(`${line}\n`);
-    }
+    this.line.draw((now, tty) => `${this.label}: ${this.status(counts, now, tty)}`, force);
   }
 
   /** A message line that does not garble the bar. */
   log(message: string): void {
-    this.clear();
-    this.stream.write(`${message}\n`);
+    this.line.log(message);
   }
 
   clear(): void {
-    if (this.barShown) {
-      this.stream.write("\r\x1b[K");
-      this.barShown = false;
-    }
+    this.line.clear();
   }
 
-  private status(counts: StageCounts, now: number): string {
-    const seconds = (now - this.start) / 1000;
+  private status(counts: StageCounts, now: number, tty: boolean): string {
+    const seconds = (now - this.line.start) / 1000;
     const fraction = counts.total > 0 ? Math.min(1, counts.done / counts.total) : 1;
     const parts = [
       `${counts.done.toLocaleString("en-US")}/${counts.total.toLocaleString("en-US")} ${this.unit}`,
@@ -83,8 +58,7 @@ export class StageProgress {
       parts.push(`ETA ${formatDuration((seconds / counts.done) * (counts.total - counts.done))}`);
     }
     const percent = `${Math.floor(fraction * 100)}%`;
-    if (!this.tty) return `${percent}, ${parts.join(", ")}`;
-    const filled = Math.round(fraction * BAR_WIDTH);
-    return `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${percent.padStart(4)}  ${parts.join(", ")}`;
+    if (!tty) return `${percent}, ${parts.join(", ")}`;
+    return `${progressBar(fraction)} ${percent.padStart(4)}  ${parts.join(", ")}`;
   }
 }
