@@ -1,7 +1,7 @@
 """minedit's boot for one fresh run in a container of its own (src/sandbox/docker-boot.ts): the container's
 init, as bwrap's init is for a fresh bwrap sandbox.
 
-Usage:  python3 -s -c <this source> HEADER
+Usage:  python3 -s -c <scratch_files.py, then this source> HEADER   (src/sandbox/python-source.ts)
     HEADER  JSON {"files": [[path, size], ...], "stdin": size, "argv": [...],
              "limits": {"memory", "nproc", "fsize", "cpu_s"?}}
 Stdin:  the files' bytes, in order, then the program's stdin bytes.
@@ -38,13 +38,7 @@ def _boot():
             return b"".join(parts)
 
         for path, size in header["files"]:
-            parts = path.split("/")
-            if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
-                raise ValueError("bad file path " + repr(path))
-            if len(parts) > 1:
-                os.makedirs("/tmp/" + "/".join(parts[:-1]), exist_ok=True)
-            with open("/tmp/" + path, "wb") as f:
-                f.write(read_exact(size))
+            write_scratch_file(path, read_exact(size))  # (scratch_files.py, before this source)
         data = read_exact(header["stdin"])
         in_r, in_w = os.pipe()
         limits = header["limits"]

@@ -7,9 +7,9 @@ needs, and then serves one execution at a time by fork(): the child becomes `pyt
 sandbox to the state of a fresh one.
 
 Usage, inside a bwrap sandbox (it refuses to run unless it is pid 2 of a pid namespace whose init is
-bwrap):  python3 -s -c <this source> SETTINGS OUT_FD ERR_FD
+bwrap):  python3 -s -c <scratch_files.py, then this source> SETTINGS OUT_FD ERR_FD   (src/sandbox/python-source.ts)
 or as the init of a container (src/sandbox/docker.ts; it refuses unless it is pid 1):
-         python3 -s -c <this source> SETTINGS docker SOCKET
+         python3 -s -c <the same source> SETTINGS docker SOCKET
     SETTINGS  JSON {"preload": [...], "runtime": [...], "dirs": [...], "gvisor"?: true}: the harness's
              modules and the task runtime's (src/sandbox/runtimes.ts), imported up front in that order,
              the directories (relative to /tmp) every run of the runtime finds empty in its scratch, and
@@ -351,14 +351,7 @@ def _serve():
 
     def write_files(files):
         for path, data in files:
-            parts = path.split("/")
-            # The server checks paths too; a path that could leave the scratch is refused here as well.
-            if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
-                raise ValueError("bad file path " + repr(path))
-            if len(parts) > 1:
-                os.makedirs("/tmp/" + "/".join(parts[:-1]), exist_ok=True)
-            with open("/tmp/" + path, "wb") as f:
-                f.write(data)
+            write_scratch_file(path, data)  # (scratch_files.py, before this source)
 
     clock_tick = float(os.sysconf("SC_CLK_TCK"))
     me = os.getpid()

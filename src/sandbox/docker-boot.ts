@@ -3,15 +3,12 @@
  * sandbox/python/docker-boot.py reads and reports them: a JSON header in argv, the files' and stdin's
  * bytes on the container's stdin, the program's status as the container's (128 + N for a signal N).
  */
-import { readFileSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { checkRelativePath, stderrShowsOutOfMemory } from "./bwrap.js";
+import { pythonSource } from "./python-source.js";
 import type { ExecutionRequest, ExecutionResult } from "./sandbox.js";
 
-export const DOCKER_BOOT_SOURCE = readFileSync(
-  new URL("../../sandbox/python/docker-boot.py", import.meta.url),
-  "utf8",
-);
+export const DOCKER_BOOT_SOURCE = pythonSource("docker-boot.py");
 
 /** The boot's exit status when its set-up failed before the program ran. */
 const SETUP_FAILED = 125;

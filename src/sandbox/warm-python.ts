@@ -20,13 +20,11 @@ import { readFileSync } from "node:fs";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import type { ForkServerHost, ForkServerInfo } from "./fork-server.js";
 import { ForkServerPool, type PoolSources } from "./fork-server-pool.js";
+import { pythonSource } from "./python-source.js";
 import { DEFAULT_RUNTIME, type RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
 
-const FORK_SERVER_SOURCE = readFileSync(
-  new URL("../../sandbox/python/forkserver.py", import.meta.url),
-  "utf8",
-);
+const FORK_SERVER_SOURCE = pythonSource("forkserver.py");
 const HARNESS_SOURCE = readFileSync(new URL("../../sandbox/python/harness.py", import.meta.url), "utf8");
 
 /**
