@@ -22,6 +22,14 @@ export async function createWarmSandbox(slots = 2): Promise<WarmPythonSandbox> {
 /** Whether the Docker backend's suites run (they do unless MINEDIT_TEST_DOCKER=0). */
 export const DOCKER_TESTS = process.env.MINEDIT_TEST_DOCKER !== "0";
 if (!DOCKER_TESTS) console.warn("MINEDIT_TEST_DOCKER=0: the Docker backend's suites are left out");
+/**
+ * `MINEDIT_TEST_OCI_RUNTIME=runsc` runs every Docker suite under that OCI runtime (gVisor) instead of the
+ * daemon's default; the gVisor suite in docker.test.ts runs under runsc either way.
+ */
+const TEST_OCI_RUNTIME = process.env.MINEDIT_TEST_OCI_RUNTIME || undefined;
+if (DOCKER_TESTS && TEST_OCI_RUNTIME !== undefined) {
+  console.warn(`MINEDIT_TEST_OCI_RUNTIME=${TEST_OCI_RUNTIME}: the Docker suites run under it`);
+}
 
 /**
  * The ID of runtime `name`'s image (MINEDIT_DOCKER_IMAGE_<NAME>, else the one tagged minedit-sandbox:NAME),
@@ -56,6 +64,7 @@ export function createDockerSandbox(
     containerMemoryBytes: 2 * 1024 ** 3,
     cpusPerContainer: 1,
     maxProcesses: 64,
+    ...(TEST_OCI_RUNTIME === undefined ? {} : { ociRuntime: TEST_OCI_RUNTIME }),
     ...rest,
   });
 }
