@@ -1,9 +1,9 @@
 /**
- * Cognitive complexity (SPEC §2.5) of a Python program, measured on tree-sitter-python's concrete syntax
- * tree, for `added_cc(M) = CC(M) − CC(G)` (the over-editing paper's "Added cognitive complexity" metric,
+ * Cognitive complexity (SPEC §2.5) of a Python program, measured on its AST (python/ast.ts, CPython's tree
+ * plus the marks of how the source was written that the measure needs), for `added_cc(M) = CC(M) − CC(G)` (the over-editing paper's "Added cognitive complexity" metric,
  * in its Metrics section, and the "Lev. + CogC" reward of its Table 5).
  *
- * Why one file of ~590 lines: the two variants are two readings of the same measure behind the same two
+ * Why one file of ~550 lines: the two variants are two readings of the same measure behind the same two
  * exports, share the attribution to outermost functions, and each rule is documented beside its code.
  *
  * Sources. The metric is G. Ann Campbell's "Cognitive Complexity — a new way of measuring
@@ -39,11 +39,12 @@
  *   Not breaks in the linear flow (WP).
  *
  * Details:
- * - Boolean sequences: the operator tokens of one chain of `and`/`or` nodes that are *direct* operands of
- *   each other are read left to right, and each change of operator starts a new run: `a and b and c` +1,
+ * - Boolean sequences: the operators of one chain of `and`/`or` that are *direct* operands of each other
+ *   are read left to right, and each change of operator starts a new run: `a and b and c` +1,
  *   `a and b or c` +2, `a and b or c and d` +3. Parentheses end a chain, because sonar-python's tree keeps
  *   them (a PARENTHESIZED node is not AND/OR): `(a and b) and c` and `a and (b and c)` are +2 each, while
- *   `a and b and c` is +1. A boolean chain inside a call argument or a ternary is a chain of its own.
+ *   `a and b and c` is +1. A boolean chain inside a call argument or a ternary is a chain of its own. On
+ *   the AST, a chain is a BoolOp with the BoolOps among its values that are not `parenthesized`.
  * - Nesting level: the body of `if`/`elif`/`else`/`for`/`while`/`except`/`case` is one level deeper than
  *   the statement; the bodies of `try`, `finally`, `with`, `def` and `class` are not (sonar-python's
  *   isStmtListIncrementsNestingLevel); a ternary's three operands are one level deeper. Conditions,
@@ -54,8 +55,10 @@
  *   enclosing function's level (so the decorator idiom `def deco(f): def wrapper(): ...; return wrapper`
  *   costs nothing). Decorators, parameters, defaults and annotations count with their function.
  *   A `class` resets the level to 0 for everything in it, even inside a function.
- * - Elif is the `elif` keyword as written: `else:` followed by an indented `if` is an `else` (+1) and a
- *   nested `if` (+1 + nesting), as in sonar-python, which also measures the source as written.
+ * - Elif is the `elif` keyword as written (the AST's `If.elif` mark): `else:` followed by an indented `if` is
+ *   an `else` (+1) and a nested `if` (+1 + nesting), as in sonar-python, which also measures the source as
+ *   written.
+ * - A wrapper's `return <name>` is a bare name: `return (f)` (a `parenthesized` Name) is not one.
  *
  * Program total (what `cognitiveComplexity` returns): sonar-python's file-level metric (FileMetrics runs
  * the visitor over the whole file): the sum, over the outermost functions and methods, of their S3776
@@ -67,8 +70,8 @@
  * at commit 5a4023e4d1f287ac73a616b5b944a14f28422c7e ("CU" below, with line numbers; "EU" is the
  * `extract_utils.py` beside it). SPEC §2.5 states these rules; this module reproduces that visitor on every
  * program, and tests/differential/paper-complexity.test.ts checks it against an oracle of the same rules
- * (tests/oracle/paper_complexity.py) on the standard library. The visitor runs on CPython's `ast`; each rule
- * says how it reads on tree-sitter-python's tree. "Level" is the visitor's `self.nesting`.
+ * (tests/oracle/paper_complexity.py) on the standard library. The visitor runs on CPython's `ast`, as this
+ * module does. "Level" is the visitor's `self.nesting`.
  * - P1 Program: the whole module, once. CU l.9–17: `if not code: return None, None`; `tree =
  *   ast.parse(standardize_code_formatting(code))`, which is `ast.unparse(ast.parse(code))` (EU l.142–143),
  *   falling back to `ast.parse(code)`; CU l.111–113: `v.visit(tree)` … `return v.cc, v.cog`, from
@@ -93,13 +96,11 @@
  * - P7 `with`, `async with`: no increment; body nested; the items never visited. CU l.76–80.
  * - P8 Boolean operators: CU l.82–86 `visit_BoolOp`: `inc = max(0, len(getattr(n, "values", [])) - 1)`,
  *   `self.cog += inc` (no level), then its operands are visited. CPython makes one BoolOp of `a and b and
- *   c` (3 values, +2) and two of `a and (b and c)` or `a and b or c` (+1 each); tree-sitter has one binary
- *   `boolean_operator` per `and`/`or` either way, so it is +1 per `boolean_operator` node.
+ *   c` (3 values, +2) and two of `a and (b and c)` or `a and b or c` (+1 each).
  * - P9 Ternary `a if c else b`: +1 + level; its operands at the same level. CU l.88–91 `visit_IfExp`.
  * - P10 Comprehensions (list, set, dict, generator): each `for` +1 + level and each of its `if`s +1 + level,
  *   all at the level where the comprehension stands. CU l.93–98 `visit_comprehension` (`self._add_cog(1)`,
- *   `for _ in getattr(n, "ifs", []): self._add_cog(1)`). On tree-sitter: every `for_in_clause` and
- *   `if_clause` child of a comprehension (a `case` guard is an `if_clause` too, but not a comprehension's).
+ *   `for _ in getattr(n, "ifs", []): self._add_cog(1)`).
  * - P11 `match`: CU l.104–109 `visit_Match`: each `case` +1 + level with its body nested, then
  *   `self.generic_visit(n)` walks the subject and every case again (pattern, guard, body) at the `match`'s
  *   own level. So every case body is counted twice, once one level deeper and once at the `match`'s level,
@@ -114,8 +115,16 @@
  * The paper measures the whole program only; {@link functionComplexities} splits the same total by where
  * each increment falls (outermost functions and methods, then the rest), as for `sonar`.
  */
-import type { Node } from "web-tree-sitter";
-import { hasToken, namedChildrenOf } from "./python/cst.js";
+import type {
+  Arguments,
+  ClassDef,
+  Comprehension,
+  ExceptHandler,
+  Expr,
+  FunctionDef,
+  Module,
+  Stmt,
+} from "./python/ast.js";
 
 export const COGNITIVE_COMPLEXITY_VARIANTS = ["sonar", "paper"] as const;
 /** `sonar`: SonarSource's rules for Python (default); `paper`: the over-editing paper's evaluation. */
@@ -131,13 +140,9 @@ export type FunctionComplexity = { name: string; line: number; complexity: numbe
 /** Name of the entry that carries the code outside every function in {@link functionComplexities}. */
 export const MODULE_ENTRY_NAME = "<module>";
 
-/**
- * CC of the whole program (see the module comment for every rule): the sum of
- * {@link functionComplexities}. `root` is the `module` node of a tree-sitter-python tree of a program
- * that parses (callers check `hasError` first); the tree must still be alive.
- */
-export function cognitiveComplexity(root: Node, variant: CognitiveComplexityVariant = "sonar"): number {
-  return measure(root, variant).total;
+/** CC of the whole program (see the module comment for every rule): the sum of {@link functionComplexities}. */
+export function cognitiveComplexity(module: Module, variant: CognitiveComplexityVariant = "sonar"): number {
+  return measure(module, variant).total;
 }
 
 /**
@@ -146,65 +151,31 @@ export function cognitiveComplexity(root: Node, variant: CognitiveComplexityVari
  * The entries sum to {@link cognitiveComplexity}.
  */
 export function functionComplexities(
-  root: Node,
+  module: Module,
   variant: CognitiveComplexityVariant = "sonar",
 ): FunctionComplexity[] {
-  const { functions, moduleComplexity } = measure(root, variant);
+  const { functions, moduleComplexity } = measure(module, variant);
   return moduleComplexity > 0
     ? [...functions, { name: MODULE_ENTRY_NAME, line: 1, complexity: moduleComplexity }]
     : functions;
 }
 
-/**
- * The node types the measure looks at. Everything else (names, calls, comprehensions, lambdas, …) can
- * neither add complexity nor change the nesting level, and the ternaries and boolean operators inside it
- * are found all the same: `descendantsOfType` walks the whole tree inside tree-sitter (one call, in
- * source pre-order), which is much cheaper than visiting every node from JavaScript.
- */
-const RELEVANT_TYPES = [
-  "if_statement",
-  "elif_clause",
-  "else_clause",
-  "for_statement",
-  "while_statement",
-  "try_statement",
-  "except_clause",
-  "finally_clause",
-  "with_statement",
-  "match_statement",
-  "case_clause",
-  "block",
-  "conditional_expression",
-  "boolean_operator",
-  "function_definition",
-  "class_definition",
-  "decorated_definition",
-];
-
-/**
- * Statements whose body (a `block`) is one nesting level deeper. The others that own a block — `try`,
- * `finally`, `with`, `def`, `class` and `match` (whose block only holds the `case` clauses) — do not
- * nest it (sonar-python's isStmtListIncrementsNestingLevel excludes TRY_STMT, FINALLY_CLAUSE, CLASSDEF,
- * FUNCDEF and WITH_STMT; a CaseBlock's body is the statement list that nests).
- */
-const NESTING_BODY_OWNERS: ReadonlySet<string> = new Set([
-  "if_statement",
-  "elif_clause",
-  "else_clause",
-  "for_statement",
-  "while_statement",
-  "except_clause",
-  "case_clause",
-]);
+function measure(module: Module, variant: CognitiveComplexityVariant): Tally {
+  const tally = new Tally();
+  const frame: Frame = { kind: "module", fn: null, inFunction: false, record: null, prefix: "" };
+  if (variant === "sonar") new SonarWalk(tally).statements(module.body, 0, frame);
+  else new PaperWalk(tally).statements(module.body, { visits: 1, levels: 0 }, frame);
+  return tally;
+}
 
 /** Where nested code sits: sonar-python's NestingLevel frames are the module, a class or a function. */
 type FrameKind = "module" | "class" | "function";
 
-/** What a `def` or `class` sets for everything inside it (shared by the scopes within it). */
+/** What a `def` or `class` sets for everything inside it. */
 type Frame = {
   kind: FrameKind;
-  /** The function_definition, when `kind` is "function". */
-  fn: Node | null;
+  /** The function, when `kind` is "function". */
+  fn: FunctionDef | null;
   /** Inside some function: a `def` here is an inner function, counted in the outermost one. */
   inFunction: boolean;
   /** The outermost function accumulating increments here; null outside every function. */
@@ -213,378 +184,480 @@ type Frame = {
   prefix: string;
 };
 
-/** An open construct of the walk: everything that starts before `end` is inside it. */
-type Scope = {
-  type: string;
-  end: number;
-  /** Nesting level of the code directly inside (not inside a deeper scope). */
-  level: number;
-  frame: Frame;
-};
+/** The total and its attribution to outermost functions (or to the module). */
+class Tally {
+  total = 0;
+  moduleComplexity = 0;
+  readonly functions: FunctionComplexity[] = [];
 
-type Measure = { total: number; functions: FunctionComplexity[]; moduleComplexity: number };
+  add(frame: Frame, increment: number): void {
+    this.total += increment;
+    if (frame.record === null) this.moduleComplexity += increment;
+    else frame.record.complexity += increment;
+  }
 
-function measure(root: Node, variant: CognitiveComplexityVariant): Measure {
-  return variant === "sonar" ? measureSonar(root) : measurePaper(root);
+  /** The frame inside a class, or inside a function (creating the entry of an outermost one). */
+  enter(definition: FunctionDef | ClassDef, enclosing: Frame): Frame {
+    if (definition.type === "ClassDef") {
+      const prefix = enclosing.inFunction ? "" : `${enclosing.prefix}${definition.name}.`;
+      return { ...enclosing, kind: "class", fn: null, prefix };
+    }
+    let record = enclosing.record;
+    if (!enclosing.inFunction) {
+      record = { name: `${enclosing.prefix}${definition.name}`, line: definition.lineno ?? 0, complexity: 0 };
+      this.functions.push(record);
+    }
+    return { kind: "function", fn: definition, inFunction: true, record, prefix: "" };
+  }
 }
 
-function measureSonar(root: Node): Measure {
-  const result: Measure = { total: 0, functions: [], moduleComplexity: 0 };
-  const add = (frame: Frame, increment: number): void => {
-    result.total += increment;
-    if (frame.record === null) result.moduleComplexity += increment;
-    else frame.record.complexity += increment;
-  };
-  const moduleFrame: Frame = { kind: "module", fn: null, inFunction: false, record: null, prefix: "" };
-  const stack: Scope[] = [{ type: "module", end: Number.POSITIVE_INFINITY, level: 0, frame: moduleFrame }];
-  // Boolean operators already counted as part of a longer chain (sonar-python's alreadyConsideredOperators).
-  const chained = new Set<number>();
+/** The `sonar` variant: each node visited once, with its nesting level. */
+class SonarWalk {
+  /** Expressions waiting to be visited (see `each`): one array for the walk, not a closure per node. */
+  private readonly stack: Expr[] = [];
 
-  // Pre-order with the scopes kept on a stack, closed by source range: no recursion, so a 10,000-term
-  // `a and b and …` (which the normalizer accepts) cannot overflow the JavaScript stack.
-  for (const node of root.descendantsOfType(RELEVANT_TYPES)) {
-    if (node === null) continue;
-    const start = node.startIndex;
-    let outer = stack[stack.length - 1] as Scope;
-    while (outer.end <= start) {
-      stack.pop();
-      outer = stack[stack.length - 1] as Scope;
-    }
-    const { level, frame } = outer;
-    const type = node.type;
-    let inner = level; // the nesting level inside this node, when it opens a scope
-    switch (type) {
-      // Structural increments that also pay for their nesting (WP B1 + B3).
-      case "if_statement":
-      case "for_statement":
-      case "while_statement":
-      case "except_clause":
-        add(frame, 1 + level);
-        break;
-      // Hybrid increment: `elif` is +1 without a nesting increment (WP B1, "else if").
-      case "elif_clause":
-        add(frame, 1);
-        break;
-      // `else` of if/for/while/try: +1, no nesting increment (WP B1).
-      case "else_clause":
-        add(frame, 1);
-        break;
-      // No increment: they only own a block (whose nesting is decided below) or case clauses.
-      case "try_statement":
-      case "finally_clause":
-      case "with_statement":
-      case "match_statement":
-      case "case_clause":
-        break;
-      case "block":
-        if (NESTING_BODY_OWNERS.has(outer.type)) inner = level + 1;
-        break;
-      // Ternary: +1 plus nesting and its operands nested (WP B1–B3).
-      case "conditional_expression":
-        add(frame, 1 + level);
-        inner = level + 1;
-        break;
-      case "boolean_operator":
-        if (!chained.has(node.id)) add(frame, booleanRuns(node, chained));
-        continue;
-      // The decorators are measured with the definition they decorate (sonar-python visits them inside
-      // the function's or class's frame), so the scope is opened here and reused by the definition.
-      case "decorated_definition": {
-        const definition = node.childForFieldName("definition");
-        if (definition !== null) stack.push(definitionScope(definition, node, outer, result.functions));
-        continue;
-      }
-      case "function_definition":
-      case "class_definition":
-        stack.push(
-          outer.type === "decorated_definition"
-            ? { type, end: node.endIndex, level, frame }
-            : definitionScope(node, node, outer, result.functions),
-        );
-        continue;
-      default:
-        continue;
-    }
-    stack.push({ type, end: node.endIndex, level: inner, frame });
+  constructor(private readonly tally: Tally) {}
+
+  statements(body: readonly Stmt[], level: number, frame: Frame): void {
+    for (const statement of body) this.statement(statement, level, frame);
   }
-  return result;
+
+  private statement(node: Stmt, level: number, frame: Frame): void {
+    const { tally } = this;
+    switch (node.type) {
+      case "If": {
+        tally.add(frame, 1 + level);
+        this.expression(node.test, level, frame);
+        this.statements(node.body, level + 1, frame);
+        // An `elif` is +1 without nesting, its condition at the `if`'s level and its body nested.
+        let current = node;
+        for (;;) {
+          const only = current.orelse.length === 1 ? current.orelse[0] : undefined;
+          if (only === undefined || only.type !== "If" || only.elif !== true) break;
+          current = only;
+          tally.add(frame, 1);
+          this.expression(current.test, level, frame);
+          this.statements(current.body, level + 1, frame);
+        }
+        this.orElse(current.orelse, level, frame);
+        return;
+      }
+      case "For":
+      case "AsyncFor":
+        tally.add(frame, 1 + level);
+        this.expression(node.target, level, frame);
+        this.expression(node.iter, level, frame);
+        this.statements(node.body, level + 1, frame);
+        this.orElse(node.orelse, level, frame);
+        return;
+      case "While":
+        tally.add(frame, 1 + level);
+        this.expression(node.test, level, frame);
+        this.statements(node.body, level + 1, frame);
+        this.orElse(node.orelse, level, frame);
+        return;
+      case "Try":
+      case "TryStar":
+        this.statements(node.body, level, frame);
+        for (const handler of node.handlers) {
+          tally.add(frame, 1 + level);
+          if (handler.exc_type !== null) this.expression(handler.exc_type, level, frame);
+          this.statements(handler.body, level + 1, frame);
+        }
+        this.orElse(node.orelse, level, frame);
+        this.statements(node.finalbody, level, frame);
+        return;
+      case "With":
+      case "AsyncWith":
+        for (const item of node.items) {
+          this.expression(item.context_expr, level, frame);
+          if (item.optional_vars !== null) this.expression(item.optional_vars, level, frame);
+        }
+        this.statements(node.body, level, frame);
+        return;
+      case "Match":
+        this.expression(node.subject, level, frame);
+        for (const matchCase of node.cases) {
+          if (matchCase.guard !== null) this.expression(matchCase.guard, level, frame);
+          this.statements(matchCase.body, level + 1, frame);
+        }
+        return;
+      case "FunctionDef":
+      case "AsyncFunctionDef": {
+        // Directly in a class or the module a function starts at 0; inside a function one level deeper
+        // than where it stands, or not deeper when the enclosing function only wraps it.
+        let inner = 0;
+        if (frame.kind === "function" && frame.fn !== null)
+          inner = isWrapper(frame.fn, node) ? level : level + 1;
+        const own = tally.enter(node, frame);
+        for (const decorator of node.decorator_list) this.expression(decorator, inner, own);
+        this.argumentsOf(node.args, inner, own);
+        if (node.returns !== null) this.expression(node.returns, inner, own);
+        this.statements(node.body, inner, own);
+        return;
+      }
+      case "ClassDef": {
+        // A class resets the nesting level to 0 (sonar-python NestingLevel: CLASSDEF → level 0).
+        const own = tally.enter(node, frame);
+        for (const decorator of node.decorator_list) this.expression(decorator, 0, own);
+        for (const base of node.bases) this.expression(base, 0, own);
+        for (const keyword of node.keywords) this.expression(keyword.value, 0, own);
+        this.statements(node.body, 0, own);
+        return;
+      }
+      default:
+        this.each(statementExpressions(node, this.stack), level, frame);
+    }
+  }
+
+  /** Visits the expressions pushed on the stack above `from`, at one level. */
+  private each(from: number, level: number, frame: Frame): void {
+    const { stack } = this;
+    while (stack.length > from) this.expression(stack.pop() as Expr, level, frame);
+  }
+
+  /** `else` of if/for/while/try: +1, its body nested. */
+  private orElse(body: readonly Stmt[], level: number, frame: Frame): void {
+    if (body.length === 0) return;
+    this.tally.add(frame, 1);
+    this.statements(body, level + 1, frame);
+  }
+
+  private argumentsOf(args: Arguments, level: number, frame: Frame): void {
+    this.each(argumentsExpressions(args, this.stack), level, frame);
+  }
+
+  private expression(node: Expr, level: number, frame: Frame): void {
+    switch (node.type) {
+      case "IfExp":
+        // Ternary: +1 plus nesting, its three operands nested (WP B1–B3).
+        this.tally.add(frame, 1 + level);
+        this.expression(node.test, level + 1, frame);
+        this.expression(node.body, level + 1, frame);
+        this.expression(node.orelse, level + 1, frame);
+        return;
+      case "BoolOp":
+        this.tally.add(frame, booleanRuns(node));
+        this.chainOperands(node, level, frame);
+        return;
+      default:
+        this.each(childExpressions(node, this.stack), level, frame);
+    }
+  }
+
+  /** The operands of a boolean chain that are not themselves links of it. */
+  private chainOperands(node: Extract<Expr, { type: "BoolOp" }>, level: number, frame: Frame): void {
+    for (const value of node.values) {
+      if (value.type === "BoolOp" && value.parenthesized !== true) this.chainOperands(value, level, frame);
+      else this.expression(value, level, frame);
+    }
+  }
 }
 
 /**
- * The scope of a `def` or `class` (`statement` is the definition or the `decorated_definition` around
- * it). Creates the {@link FunctionComplexity} entry of an outermost function.
+ * Increments of a boolean chain (WP B1; sonar-python flattenOperators): its operators in source order,
+ * +1 for the first and +1 at every change of operator.
  */
-function definitionScope(
-  definition: Node,
-  statement: Node,
-  outer: Scope,
-  functions: FunctionComplexity[],
-): Scope {
-  const name = definition.childForFieldName("name")?.text ?? "";
-  const end = statement.endIndex;
-  const enclosing = outer.frame;
-  if (definition.type === "class_definition") {
-    // A class resets the nesting level to 0 (sonar-python NestingLevel: CLASSDEF → level 0).
-    const prefix = enclosing.inFunction ? "" : `${enclosing.prefix}${name}.`;
-    return { type: statement.type, end, level: 0, frame: { ...enclosing, kind: "class", fn: null, prefix } };
-  }
-  // A function inside a function nests one level deeper than where it stands, or not at all when the
-  // enclosing function only wraps it; directly in a class or the module it starts at 0.
-  let level = 0;
-  if (enclosing.kind === "function" && enclosing.fn !== null) {
-    level = isWrapper(enclosing.fn, statement) ? outer.level : outer.level + 1;
-  }
-  let record = enclosing.record;
-  if (!enclosing.inFunction) {
-    record = { name: `${enclosing.prefix}${name}`, line: definition.startPosition.row + 1, complexity: 0 };
-    functions.push(record);
-  }
-  const frame: Frame = { kind: "function", fn: definition, inFunction: true, record, prefix: "" };
-  return { type: statement.type, end, level, frame };
+function booleanRuns(root: Extract<Expr, { type: "BoolOp" }>): number {
+  let runs = 0;
+  let previous = "";
+  const walk = (node: Extract<Expr, { type: "BoolOp" }>): void => {
+    node.values.forEach((value, i) => {
+      if (i > 0) {
+        if (node.op !== previous) runs += 1;
+        previous = node.op;
+      }
+      if (value.type === "BoolOp" && value.parenthesized !== true) walk(value);
+    });
+  };
+  walk(root);
+  return runs;
 }
 
 /**
  * sonar-python's isWrapperFunction: every top-level statement of `parent`'s body other than the nested
  * definition `child` is `return <name>` (one bare name, not parenthesized).
  */
-function isWrapper(parent: Node, child: Node): boolean {
-  const body = parent.childForFieldName("body");
-  if (body === null) return false;
-  for (const statement of namedChildrenOf(body)) {
-    if (statement.id === child.id) continue;
-    if (statement.type !== "return_statement") return false;
-    const values = namedChildrenOf(statement);
-    if (values.length !== 1 || values[0]?.type !== "identifier") return false;
+function isWrapper(parent: FunctionDef, child: Stmt): boolean {
+  for (const statement of parent.body) {
+    if (statement === child) continue;
+    if (statement.type !== "Return") return false;
+    const value = statement.value;
+    if (value === null || value.type !== "Name" || value.parenthesized === true) return false;
   }
   return true;
-}
-
-/**
- * Increments of the boolean chain rooted at `root`: its `and`/`or` operators in source order, +1 for the
- * first and +1 at every change of operator (WP B1; sonar-python flattenOperators). Operands that are
- * boolean operators directly (not parenthesized) belong to the chain and are recorded in `chained`.
- */
-function booleanRuns(root: Node, chained: Set<number>): number {
-  const operators: { at: number; text: string }[] = [];
-  const pending: Node[] = [root];
-  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    chained.add(node.id);
-    const operator = node.childForFieldName("operator");
-    if (operator !== null) operators.push({ at: operator.startIndex, text: operator.type });
-    for (const side of ["left", "right"]) {
-      const operand = node.childForFieldName(side);
-      if (operand !== null && operand.type === "boolean_operator") pending.push(operand);
-    }
-  }
-  operators.sort((a, b) => a.at - b.at);
-  let runs = 0;
-  let previous = "";
-  for (const { text } of operators) {
-    if (text !== previous) runs += 1;
-    previous = text;
-  }
-  return runs;
 }
 
 /**
  * How often the paper's visitor passes over a point of the tree, and at which levels: `visits` passes
  * whose levels sum to `levels`. One pass at level L is { 1, L }; a `case` body is passed twice (P11) and
  * what is never visited not at all. A structural increment then adds Σ(1 + L) = visits + levels (P2), a
- * boolean operator `visits` (P8), so the walk needs no recursion and no second pass over case bodies.
- * (k nested `match` statements make 2^k passes: exact while the total stays below 2^53.)
+ * boolean operator `visits` per operator (P8), so no case body is walked twice. (k nested `match`
+ * statements make 2^k passes: exact while the total stays below 2^53.)
  */
 type Passes = { visits: number; levels: number };
-
-const NOT_VISITED: Passes = { visits: 0, levels: 0 };
 
 /** P3: the same passes, one level deeper. */
 function deeper(passes: Passes): Passes {
   return { visits: passes.visits, levels: passes.levels + passes.visits };
 }
 
-/** P11: a case body, visited one level deeper and then again at the `match`'s level. */
-function deeperAndAgain(passes: Passes): Passes {
-  return { visits: 2 * passes.visits, levels: 2 * passes.levels + passes.visits };
-}
+/** The `paper` variant (rules P1–P12 of the module comment). */
+class PaperWalk {
+  /** As SonarWalk's. */
+  private readonly stack: Expr[] = [];
 
-/** The node types `measurePaper` acts on; all else is walked through (P12), which the scopes express. */
-const PAPER_TYPES = [
-  "if_statement",
-  "elif_clause",
-  "for_statement",
-  "while_statement",
-  "try_statement",
-  "except_clause",
-  "with_statement",
-  "case_clause",
-  "conditional_expression",
-  "boolean_operator",
-  "list_comprehension",
-  "set_comprehension",
-  "dictionary_comprehension",
-  "generator_expression",
-  "function_definition",
-  "class_definition",
-  "decorated_definition",
-];
+  constructor(private readonly tally: Tally) {}
 
-/** An open `def` or `class` of the paper walk, for {@link functionComplexities}' attribution only. */
-type Definition = { end: number; definitionId: number; frame: Frame };
+  private each(from: number, passes: Passes, frame: Frame): void {
+    const { stack } = this;
+    while (stack.length > from) this.expression(stack.pop() as Expr, passes, frame);
+  }
 
-/**
- * The `paper` variant (rules P1–P12 of the module comment), in one pre-order pass like `measureSonar`:
- * a statement that changes how its children are visited opens one scope per named child with that
- * child's {@link Passes} (all of them, so that a scope never covers a sibling), and each increment is
- * multiplied out from the passes of the innermost scope.
- */
-function measurePaper(root: Node): Measure {
-  const result: Measure = { total: 0, functions: [], moduleComplexity: 0 };
-  const moduleFrame: Frame = { kind: "module", fn: null, inFunction: false, record: null, prefix: "" };
-  const scopes: { end: number; passes: Passes }[] = [
-    { end: Number.POSITIVE_INFINITY, passes: { visits: 1, levels: 0 } },
-  ];
-  const definitions: Definition[] = [];
-  for (const node of root.descendantsOfType(PAPER_TYPES)) {
-    if (node === null) continue;
-    const start = node.startIndex;
-    while ((scopes[scopes.length - 1] as { end: number }).end <= start) scopes.pop();
-    while (definitions.length > 0 && (definitions[definitions.length - 1] as Definition).end <= start) {
-      definitions.pop();
-    }
-    const { passes } = scopes[scopes.length - 1] as { passes: Passes };
-    const frame =
-      definitions.length > 0 ? (definitions[definitions.length - 1] as Definition).frame : moduleFrame;
-    const add = (increment: number): void => {
-      result.total += increment;
-      if (frame.record === null) result.moduleComplexity += increment;
-      else frame.record.complexity += increment;
-    };
-    /** Opens a scope for each named child, in reverse so that the first child is innermost. */
-    const visitChildren = (passesOf: (child: Node) => Passes): void => {
-      const children = node.namedChildren;
-      for (let i = children.length - 1; i >= 0; i--) {
-        const child = children[i];
-        if (child) scopes.push({ end: child.endIndex, passes: passesOf(child) });
-      }
-    };
+  statements(body: readonly Stmt[], passes: Passes, frame: Frame): void {
+    for (const statement of body) this.statement(statement, passes, frame);
+  }
+
+  private statement(node: Stmt, passes: Passes, frame: Frame): void {
     const structural = passes.visits + passes.levels;
     switch (node.type) {
-      case "if_statement": // P4
-        add(structural);
-        visitChildren((child) => {
-          if (child.type === "block") return deeper(passes);
-          if (child.type === "else_clause") return isLoneIf(child) ? passes : deeper(passes);
-          return child.type === "elif_clause" || isExtra(child) ? passes : NOT_VISITED;
-        });
-        break;
-      case "elif_clause": // P4
-        add(structural);
-        visitChildren((child) =>
-          child.type === "block" ? deeper(passes) : isExtra(child) ? passes : NOT_VISITED,
-        );
-        break;
-      case "for_statement": // P5
-      case "while_statement":
-        add(structural);
-        visitChildren((child) =>
-          child.type === "block" || child.type === "else_clause"
-            ? deeper(passes)
-            : isExtra(child)
-              ? passes
-              : NOT_VISITED,
-        );
-        break;
-      case "try_statement": // P6; `except*` (ast.TryStar) is walked through (P12)
-        if (!namedChildrenOf(node).some((c) => c.type === "except_clause" && hasToken(c, "*"))) {
-          visitChildren((child) =>
-            child.type === "except_clause" || isExtra(child) ? passes : deeper(passes),
-          );
+      case "If": // P4: the test is never visited; an orelse that is one `if` is visited at this level
+        this.tally.add(frame, structural);
+        this.statements(node.body, deeper(passes), frame);
+        if (node.orelse.length === 1 && node.orelse[0]?.type === "If")
+          this.statement(node.orelse[0], passes, frame);
+        else this.statements(node.orelse, deeper(passes), frame);
+        return;
+      case "For": // P5: target, iterable and condition never visited
+      case "AsyncFor":
+      case "While":
+        this.tally.add(frame, structural);
+        this.statements(node.body, deeper(passes), frame);
+        this.statements(node.orelse, deeper(passes), frame);
+        return;
+      case "Try": // P6: the exception types and names never visited
+        this.statements(node.body, deeper(passes), frame);
+        for (const handler of node.handlers) {
+          this.tally.add(frame, structural);
+          this.statements(handler.body, deeper(passes), frame);
         }
-        break;
-      case "except_clause": // P6
-        if (!hasToken(node, "*")) {
-          add(structural);
-          visitChildren((child) =>
-            child.type === "block" ? deeper(passes) : isExtra(child) ? passes : NOT_VISITED,
-          );
+        this.statements(node.orelse, deeper(passes), frame);
+        this.statements(node.finalbody, deeper(passes), frame);
+        return;
+      case "TryStar": // P12: ast.TryStar has no visit method; walked through at this level
+        this.statements(node.body, passes, frame);
+        for (const handler of node.handlers) this.handlerWalkedThrough(handler, passes, frame);
+        this.statements(node.orelse, passes, frame);
+        this.statements(node.finalbody, passes, frame);
+        return;
+      case "With": // P7: the items never visited
+      case "AsyncWith":
+        this.statements(node.body, deeper(passes), frame);
+        return;
+      case "Match": {
+        // P11: each case +1 and its body one level deeper, then generic_visit walks the subject and every
+        // case again (guard and body) at the match's own level.
+        const twice: Passes = { visits: 2 * passes.visits, levels: 2 * passes.levels + passes.visits };
+        this.expression(node.subject, passes, frame);
+        for (const matchCase of node.cases) {
+          this.tally.add(frame, structural);
+          if (matchCase.guard !== null) this.expression(matchCase.guard, passes, frame);
+          this.statements(matchCase.body, twice, frame);
         }
-        break;
-      case "with_statement": // P7
-        visitChildren((child) =>
-          child.type === "block" ? deeper(passes) : isExtra(child) ? passes : NOT_VISITED,
-        );
-        break;
-      case "case_clause": // P11 (the `match` statement itself adds nothing and changes no level)
-        add(structural);
-        visitChildren((child) => (child.type === "block" ? deeperAndAgain(passes) : passes));
-        break;
-      case "boolean_operator": // P8
-        add(passes.visits);
-        break;
-      case "conditional_expression": // P9
-        add(structural);
-        break;
-      case "list_comprehension": // P10
-      case "set_comprehension":
-      case "dictionary_comprehension":
-      case "generator_expression":
-        for (const child of node.namedChildren) {
-          if (child?.type === "for_in_clause" || child?.type === "if_clause") add(structural);
-        }
-        break;
-      case "decorated_definition": {
-        const definition = node.childForFieldName("definition");
-        if (definition !== null) definitions.push(paperDefinition(definition, node, frame, result.functions));
-        break;
+        return;
       }
-      case "function_definition":
-      case "class_definition":
-        if ((definitions[definitions.length - 1] as Definition | undefined)?.definitionId !== node.id) {
-          definitions.push(paperDefinition(node, node, frame, result.functions));
+      case "FunctionDef": // P12: a def neither counts nor nests
+      case "AsyncFunctionDef": {
+        const own = this.tally.enter(node, frame);
+        for (const decorator of node.decorator_list) this.expression(decorator, passes, own);
+        this.each(argumentsExpressions(node.args, this.stack), passes, own);
+        if (node.returns !== null) this.expression(node.returns, passes, own);
+        this.statements(node.body, passes, own);
+        return;
+      }
+      case "ClassDef": {
+        const own = this.tally.enter(node, frame);
+        for (const decorator of node.decorator_list) this.expression(decorator, passes, own);
+        for (const base of node.bases) this.expression(base, passes, own);
+        for (const keyword of node.keywords) this.expression(keyword.value, passes, own);
+        this.statements(node.body, passes, own);
+        return;
+      }
+      default:
+        this.each(statementExpressions(node, this.stack), passes, frame);
+    }
+  }
+
+  private handlerWalkedThrough(handler: ExceptHandler, passes: Passes, frame: Frame): void {
+    if (handler.exc_type !== null) this.expression(handler.exc_type, passes, frame);
+    this.statements(handler.body, passes, frame);
+  }
+
+  private expression(node: Expr, passes: Passes, frame: Frame): void {
+    switch (node.type) {
+      case "BoolOp": // P8
+        this.tally.add(frame, passes.visits * (node.values.length - 1));
+        break;
+      case "IfExp": // P9: its operands at the same level
+        this.tally.add(frame, passes.visits + passes.levels);
+        break;
+      case "ListComp": // P10: each `for` and each of its `if`s
+      case "SetComp":
+      case "GeneratorExp":
+      case "DictComp":
+        for (const generator of node.generators) {
+          this.tally.add(frame, (1 + generator.ifs.length) * (passes.visits + passes.levels));
         }
         break;
       default:
         break;
     }
+    this.each(childExpressions(node, this.stack), passes, frame);
   }
-  return result;
-}
-
-/** Comments and line continuations: tree-sitter extras, which hold nothing the visitor counts. */
-function isExtra(node: Node): boolean {
-  return node.type === "comment" || node.type === "line_continuation";
-}
-
-/** P4: an `else:` whose block is a single `if` statement, which CPython parses exactly as an `elif`. */
-function isLoneIf(elseClause: Node): boolean {
-  const body = elseClause.childForFieldName("body");
-  const statements = body === null ? [] : namedChildrenOf(body);
-  return statements.length === 1 && statements[0]?.type === "if_statement";
 }
 
 /**
- * The attribution frame of a `def` or `class` in the paper walk (`statement`: it, or the
- * `decorated_definition` around it): the same outermost functions and methods, with the same names, as
- * `definitionScope` gives `sonar`.
+ * Pushes the expressions directly in a simple statement (compound statements are walked by the variants)
+ * onto `out` and returns its length before: the caller visits them off the stack.
  */
-function paperDefinition(
-  definition: Node,
-  statement: Node,
-  enclosing: Frame,
-  functions: FunctionComplexity[],
-): Definition {
-  const name = definition.childForFieldName("name")?.text ?? "";
-  let frame: Frame;
-  if (definition.type === "class_definition") {
-    const prefix = enclosing.inFunction ? "" : `${enclosing.prefix}${name}.`;
-    frame = { ...enclosing, kind: "class", fn: null, prefix };
-  } else {
-    let record = enclosing.record;
-    if (!enclosing.inFunction) {
-      record = { name: `${enclosing.prefix}${name}`, line: definition.startPosition.row + 1, complexity: 0 };
-      functions.push(record);
-    }
-    frame = { kind: "function", fn: definition, inFunction: true, record, prefix: "" };
+function statementExpressions(node: Stmt, out: Expr[]): number {
+  const from = out.length;
+  switch (node.type) {
+    case "Expr":
+      out.push(node.value);
+      break;
+    case "Return":
+      if (node.value !== null) out.push(node.value);
+      break;
+    case "Delete":
+      for (const target of node.targets) out.push(target);
+      break;
+    case "Assign":
+      for (const target of node.targets) out.push(target);
+      out.push(node.value);
+      break;
+    case "AugAssign":
+      out.push(node.target, node.value);
+      break;
+    case "AnnAssign":
+      out.push(node.target, node.annotation);
+      if (node.value !== null) out.push(node.value);
+      break;
+    case "Raise":
+      if (node.exc !== null) out.push(node.exc);
+      if (node.cause !== null) out.push(node.cause);
+      break;
+    case "Assert":
+      out.push(node.test);
+      if (node.msg !== null) out.push(node.msg);
+      break;
+    default:
+      break;
   }
-  return { end: statement.endIndex, definitionId: definition.id, frame };
+  return from;
+}
+
+/** Pushes the defaults and annotations of a parameter list (see {@link statementExpressions}). */
+function argumentsExpressions(args: Arguments, out: Expr[]): number {
+  const from = out.length;
+  for (const arg of args.posonlyargs) if (arg.annotation !== null) out.push(arg.annotation);
+  for (const arg of args.args) if (arg.annotation !== null) out.push(arg.annotation);
+  if (args.vararg?.annotation) out.push(args.vararg.annotation);
+  for (const arg of args.kwonlyargs) if (arg.annotation !== null) out.push(arg.annotation);
+  if (args.kwarg?.annotation) out.push(args.kwarg.annotation);
+  for (const value of args.defaults) out.push(value);
+  for (const value of args.kw_defaults) if (value !== null) out.push(value);
+  return from;
+}
+
+function comprehensionExpressions(generators: readonly Comprehension[], out: Expr[]): void {
+  for (const generator of generators) {
+    out.push(generator.target, generator.iter);
+    for (const condition of generator.ifs) out.push(condition);
+  }
+}
+
+/**
+ * Pushes the direct child expressions of an expression (see {@link statementExpressions}); patterns of
+ * `match` hold none that count.
+ */
+function childExpressions(node: Expr, out: Expr[]): number {
+  const from = out.length;
+  switch (node.type) {
+    case "BoolOp":
+      for (const value of node.values) out.push(value);
+      break;
+    case "NamedExpr":
+      out.push(node.target, node.value);
+      break;
+    case "BinOp":
+      out.push(node.left, node.right);
+      break;
+    case "UnaryOp":
+      out.push(node.operand);
+      break;
+    case "Lambda":
+      argumentsExpressions(node.args, out);
+      out.push(node.body);
+      break;
+    case "IfExp":
+      out.push(node.test, node.body, node.orelse);
+      break;
+    case "Dict":
+      for (const key of node.keys) if (key !== null) out.push(key);
+      for (const value of node.values) out.push(value);
+      break;
+    case "Set":
+    case "List":
+    case "Tuple":
+      for (const element of node.elts) out.push(element);
+      break;
+    case "ListComp":
+    case "SetComp":
+    case "GeneratorExp":
+      out.push(node.elt);
+      comprehensionExpressions(node.generators, out);
+      break;
+    case "DictComp":
+      out.push(node.key, node.value);
+      comprehensionExpressions(node.generators, out);
+      break;
+    case "Await":
+    case "YieldFrom":
+    case "Starred":
+    case "Attribute":
+      out.push(node.value);
+      break;
+    case "Yield":
+      if (node.value !== null) out.push(node.value);
+      break;
+    case "Compare":
+      out.push(node.left);
+      for (const comparator of node.comparators) out.push(comparator);
+      break;
+    case "Call":
+      out.push(node.func);
+      for (const arg of node.args) out.push(arg);
+      for (const keyword of node.keywords) out.push(keyword.value);
+      break;
+    case "FormattedValue":
+      out.push(node.value);
+      if (node.format_spec !== null) out.push(node.format_spec);
+      break;
+    case "JoinedStr":
+      for (const value of node.values) out.push(value);
+      break;
+    case "Subscript":
+      out.push(node.value, node.slice);
+      break;
+    case "Slice":
+      if (node.lower !== null) out.push(node.lower);
+      if (node.upper !== null) out.push(node.upper);
+      if (node.step !== null) out.push(node.step);
+      break;
+    case "Constant":
+    case "Name":
+      break;
+  }
+  return from;
 }

@@ -5,13 +5,13 @@
  *
  * Callers must `await loadPythonGrammar()` once per thread before using these (synchronous) functions.
  */
-import type { Node } from "web-tree-sitter";
 import type { DistanceScope } from "../config.js";
 import { type CognitiveComplexityVariant, cognitiveComplexity } from "./cognitive-complexity.js";
-import type { FunctionDef, Stmt } from "./python/ast.js";
+import type { FunctionDef, Module, Stmt } from "./python/ast.js";
+import { normalizedTokens } from "./python/normalized-tokens.js";
 import { parsePython } from "./python/parse.js";
 import { PySyntaxError } from "./python/syntax-error.js";
-import { pythonTokens, pythonTokensWithOffsets } from "./python/tokenize.js";
+import { pythonTokensWithOffsets } from "./python/tokenize.js";
 import { unparse, unparseWithMarker } from "./python/unparse.js";
 
 /** What CPython 3.11 prints for `ast.unparse(ast.parse(source))`. Throws `PySyntaxError`. */
@@ -37,19 +37,29 @@ export type AnalyzedProgram = NormalizedProgram & { cognitiveComplexity: number 
 
 /**
  * {@link normalizeProgram} plus the program's cognitive complexity (SPEC §2.5, `variant` as in
- * `cognitiveComplexity`), measured on the same tree-sitter tree, so scoring a rollout parses M once.
+ * `cognitiveComplexity`), measured on the same tree, so scoring a rollout parses M once.
  * CC is always over the whole program, whatever the distance scope. Throws like `normalizeProgram`.
+ *
+ * `known`: programs normalized before (a task's C and G). Under the `program` scope, when norm(X) is one
+ * of theirs, its tokens are that program's very array (equal text, equal tokens), not tokenized again —
+ * a model's answer is often exactly the gold or the unchanged program.
  */
 export function analyzeProgram(
   source: string,
   scope: DistanceScope = "program",
   variant: CognitiveComplexityVariant = "sonar",
+  known: readonly NormalizedProgram[] = [],
 ): AnalyzedProgram {
   let complexity = 0;
   const normalized = rejectingDeepNesting(() =>
-    normalizeParsed(source, scope, (root) => {
-      complexity = cognitiveComplexity(root, variant);
-    }),
+    normalizeParsed(
+      source,
+      scope,
+      (module) => {
+        complexity = cognitiveComplexity(module, variant);
+      },
+      known,
+    ),
   );
   return { ...normalized, cognitiveComplexity: complexity };
 }
@@ -69,13 +79,18 @@ function rejectingDeepNesting<T>(run: () => T): T {
 function normalizeParsed(
   source: string,
   scope: DistanceScope,
-  inspect?: (root: Node) => void,
+  inspect?: (module: Module) => void,
+  known: readonly NormalizedProgram[] = [],
 ): NormalizedProgram {
-  const module = parsePython(source, inspect);
+  const module = parsePython(source);
+  inspect?.(module);
   const target = scope === "function_body" ? firstFunctionBreadthFirst(module.body) : null;
   if (target === null) {
     const normalized = unparse(module);
-    return { normalized, tokens: pythonTokens(normalized) };
+    if (scope === "program") {
+      for (const program of known) if (program.normalized === normalized) return program;
+    }
+    return { normalized, tokens: tokensOf(normalized).tokens };
   }
   const [first, second] = target.body;
   const hasDocstring =
@@ -87,10 +102,15 @@ function normalizeParsed(
   const marker = hasDocstring ? (second ?? first) : (first ?? null);
   const skip = hasDocstring && second === undefined ? 2 : 0;
   const { text, markerOffset } = unparseWithMarker(module, marker);
-  const { tokens, starts } = pythonTokensWithOffsets(text);
+  const { tokens, starts } = tokensOf(text);
   let index = starts.findIndex((start) => start >= markerOffset);
   if (index < 0) index = tokens.length;
   return { normalized: text, tokens: tokens.slice(Math.min(tokens.length, index + skip)) };
+}
+
+/** tokenize's tokens of unparsed text, by the fast scanner where it answers, else by the general port. */
+function tokensOf(normalized: string): { tokens: string[]; starts: number[] } {
+  return normalizedTokens(normalized) ?? pythonTokensWithOffsets(normalized);
 }
 
 /** tokens(X) for the given scope; see {@link normalizeProgram}. */

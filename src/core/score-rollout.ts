@@ -6,13 +6,15 @@
  *
  * A task is prepared once — C and G normalized and tokenized, d(G, C) and CC(G) computed — and reused
  * for all of its rollouts, which is where most of the work of a GRPO group (16 rollouts, one task) is
- * saved. CC(M) comes from the same parse as tokens(M).
+ * saved. CC(M) comes from the same parse as tokens(M). A rollout whose program is C or G itself — the
+ * unchanged answer, the reproduced fix — reuses their analysis outright, and one that normalizes to
+ * either reuses their tokens and distance: the same text gives the same result.
  */
 import type { DistanceScope, RewardConfig } from "../config.js";
 import type { AnalyzedProgramCache } from "./analyzed-program-cache.js";
-import { normalizedTokenDistance } from "./distance.js";
+import { TokenBaseline } from "./distance.js";
 import { extractProgram } from "./extract-program.js";
-import { type AnalyzedProgram, analyzeProgram, programTokens } from "./normalize.js";
+import { type AnalyzedProgram, analyzeProgram } from "./normalize.js";
 import { PySyntaxError } from "./python/syntax-error.js";
 import { TokenizeError } from "./python/tokenize.js";
 import { computeReward, excessEditDistance, type RewardComponents, type Verdict } from "./reward.js";
@@ -21,7 +23,19 @@ import { computeReward, excessEditDistance, type RewardComponents, type Verdict 
  * A repair task reduced to what the edit reward needs. `goldCc` = CC(G), SonarSource's rules (the
  * `sonar` variant of `cognitiveComplexity`), the one `added_cc` and `edit_plus_cc` use.
  */
-export type PreparedTask = { scope: DistanceScope; corruptedTokens: string[]; dGold: number; goldCc: number };
+export type PreparedTask = {
+  scope: DistanceScope;
+  corruptedTokens: string[];
+  /** tokens(C), ready to be compared with every rollout's tokens(M). */
+  corrupted: TokenBaseline;
+  dGold: number;
+  goldCc: number;
+  /** C's and G's text and analysis (under `scope`; CC by SonarSource's rules), in that order. */
+  known: readonly [KnownProgram, KnownProgram];
+};
+
+/** A program of the task: its text, and what {@link analyzeProgram} gives for it. */
+export type KnownProgram = { source: string; analyzed: AnalyzedProgram };
 
 /** Why a task could not be prepared: its corrupted or gold program is not valid Python 3.11. */
 export class InvalidTaskProgram extends Error {
@@ -35,13 +49,19 @@ export class InvalidTaskProgram extends Error {
 }
 
 export function prepareTask(corrupted: string, gold: string, scope: DistanceScope): PreparedTask {
-  const corruptedTokens = orInvalidTask("corrupted", () => programTokens(corrupted, scope));
+  const corruptedProgram = orInvalidTask("corrupted", () => analyzeProgram(corrupted, scope));
   const goldProgram = orInvalidTask("gold", () => analyzeProgram(gold, scope));
+  const baseline = new TokenBaseline(corruptedProgram.tokens);
   return {
     scope,
-    corruptedTokens,
-    dGold: normalizedTokenDistance(goldProgram.tokens, corruptedTokens),
+    corruptedTokens: corruptedProgram.tokens,
+    corrupted: baseline,
+    dGold: baseline.normalizedDistance(goldProgram.tokens),
     goldCc: goldProgram.cognitiveComplexity,
+    known: [
+      { source: corrupted, analyzed: corruptedProgram },
+      { source: gold, analyzed: goldProgram },
+    ],
   };
 }
 
@@ -65,7 +85,10 @@ export type RolloutScore = {
   components: RewardComponents | null;
   /** Human-readable reason for a non-passing verdict, empty otherwise. */
   detail: string;
-  /** norm(M), null when there is no program; rollouts of a task with the same norm(M) execute once. */
+  /**
+   * norm(M), null when there is no program (or when the metrics pool was asked to leave it out, which a
+   * caller that executes nothing does); rollouts of a task with the same norm(M) execute once.
+   */
   normalizedProgram: string | null;
 };
 
@@ -85,17 +108,28 @@ export function scoreCompletion(
   if (extracted.kind === "no_code") {
     return failure("NO_CODE", "the completion contains no code", config);
   }
+  const [corrupted, gold] = task.known;
   let model: AnalyzedProgram;
-  try {
-    model =
-      programs === undefined
-        ? analyzeProgram(extracted.program, task.scope)
-        : programs.analyzeProgram(extracted.program, task.scope, isProgramError);
-  } catch (error) {
-    if (isProgramError(error)) return failure("UNPARSABLE", error.message, config);
-    throw error;
+  if (extracted.program === corrupted.source) model = corrupted.analyzed;
+  else if (extracted.program === gold.source) model = gold.analyzed;
+  else {
+    try {
+      model =
+        programs === undefined
+          ? analyzeProgram(extracted.program, task.scope, "sonar", [corrupted.analyzed, gold.analyzed])
+          : programs.analyzeProgram(extracted.program, task.scope, isProgramError);
+    } catch (error) {
+      if (isProgramError(error)) return failure("UNPARSABLE", error.message, config);
+      throw error;
+    }
   }
-  const dModel = normalizedTokenDistance(model.tokens, task.corruptedTokens);
+  // M tokenized exactly as C or G (the same array) is at distance 0 or d(G, C) from C: no need to count.
+  const dModel =
+    model.tokens === corrupted.analyzed.tokens
+      ? 0
+      : model.tokens === gold.analyzed.tokens
+        ? task.dGold
+        : task.corrupted.normalizedDistance(model.tokens);
   const components: RewardComponents = {
     dModel,
     dGold: task.dGold,

@@ -7,8 +7,8 @@
  */
 
 import { open, stat } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import type { AsyncBuffer } from "hyparquet";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from "hyparquet";
 import { parseJsonObject } from "../core/task-file.js";
@@ -77,20 +77,54 @@ export async function openInput(path: string, stdin: Readable, what: string): Pr
   };
 }
 
-/** Non-blank lines of a JSONL stream with their 1-based physical line numbers; read lazily. */
+/**
+ * Non-blank lines of a JSONL stream with their 1-based physical line numbers; read lazily, a chunk at a
+ * time. A line ends at `\n`, `\r\n` or a lone `\r` (as Node's readline splits them, which this replaces:
+ * its per-line events cost as much as parsing the line), a UTF-8 BOM at the start is dropped, and blank
+ * lines are skipped but counted.
+ */
 export async function* jsonlLines(stream: Readable): AsyncGenerator<{ line: number; text: string }> {
-  const reader = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  const decoder = new StringDecoder("utf8");
   let line = 0;
-  try {
-    for await (const raw of reader) {
-      line += 1;
-      const text = line === 1 && raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
-      if (text.trim() === "") continue;
-      yield { line, text };
+  let rest = "";
+  /** The previous chunk ended with `\r`: a `\n` starting this one belongs to that line break. */
+  let afterCr = false;
+  const lines: { line: number; text: string }[] = [];
+  const take = (raw: string) => {
+    line += 1;
+    const text = line === 1 && raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
+    if (text.trim() !== "") lines.push({ line, text });
+  };
+  for await (const chunk of stream) {
+    let text = rest + (typeof chunk === "string" ? chunk : decoder.write(chunk as Buffer));
+    if (afterCr && text.charCodeAt(0) === 10) text = text.slice(1);
+    afterCr = false;
+    let start = 0;
+    if (text.indexOf("\r") < 0) {
+      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+        take(text.slice(start, end));
+        start = end + 1;
+      }
+    } else {
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== 10 && c !== 13) continue;
+        take(text.slice(start, i));
+        if (c === 13) {
+          if (i + 1 === text.length) afterCr = true;
+          else if (text.charCodeAt(i + 1) === 10) i += 1;
+        }
+        start = i + 1;
+      }
     }
-  } finally {
-    reader.close();
+    rest = text.slice(start);
+    yield* lines;
+    lines.length = 0;
   }
+  rest += decoder.end();
+  if (afterCr && rest.charCodeAt(0) === 10) rest = rest.slice(1);
+  if (rest !== "") take(rest);
+  yield* lines;
 }
 
 /** One row of a source: the object, or why the row could not be read as one. */

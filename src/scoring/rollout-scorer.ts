@@ -179,6 +179,8 @@ export class ExecutingRolloutScorer implements RolloutScorer {
               const completion = (rollouts[index] as RolloutInput).completion;
               return { corrupted: task.corrupted, gold: task.gold, completion, config };
             }),
+            // norm(M) keys the executions; without a sandbox there are none.
+            { normalizedPrograms: this.options.sandbox !== null },
           );
     const metricsMs = performance.now() - metricsStart;
     const metrics: (typeof repairMetrics)[number][] = [];

@@ -41,11 +41,36 @@ function workerFile(): string {
   return file;
 }
 
+/**
+ * Jobs queued in each worker at once. A worker's job is synchronous, so with one at a time it would wait
+ * for the main thread between jobs (the result to be received, the next one posted); with a few queued it
+ * takes the next one from its port as soon as it is done (piscina 5's worker loop, `atomicsWaitLoop` /
+ * `onMessage` in dist/worker.js, reads every message waiting there).
+ */
+const JOBS_QUEUED_PER_WORKER = 4;
+
 /** The workers' program caches together (src/core/analyzed-program-cache.ts), as of their last jobs. */
 export type ProgramCacheStats = AnalyzedProgramCacheStats & {
   /** The bound of each worker's cache (`pool.programCacheBytes`); 0: off. */
   maxBytesPerThread: number;
 };
+
+/**
+ * A reward config's grouping key: its JSON, computed once per config object (a batch's requests usually
+ * share one; equal configs in different objects still get equal keys).
+ */
+const configKeys = new WeakMap<RewardConfig, string>();
+function configKeyOf(config: RewardConfig): string {
+  let key = configKeys.get(config);
+  if (key === undefined) {
+    key = JSON.stringify(config);
+    configKeys.set(config, key);
+  }
+  return key;
+}
+
+/** The rollouts of one (reward config, C, G): one worker job, its distinct completions once each. */
+type Group = { job: MetricsJob; completionIndex: Map<string, number>; outcome: MetricsJobResult | null };
 
 export class MetricsPool {
   private readonly pool: Piscina<MetricsJob, MetricsJobResult>;
@@ -57,7 +82,13 @@ export class MetricsPool {
   constructor(threads: number, options: { programCacheBytes?: number } = {}) {
     this.programCacheBytes = options.programCacheBytes ?? 32 * 1024 * 1024;
     const workerData: MetricsWorkerData = { programCacheBytes: this.programCacheBytes };
-    this.pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, workerData });
+    this.pool = new Piscina({
+      filename: workerFile(),
+      minThreads: threads,
+      maxThreads: threads,
+      concurrentTasksPerWorker: JOBS_QUEUED_PER_WORKER,
+      workerData,
+    });
   }
 
   get threads(): number {
@@ -76,23 +107,48 @@ export class MetricsPool {
     return total;
   }
 
-  /** Scores a batch; results come back in request order. Rejects only on an internal fault. */
-  async score(requests: readonly MetricsRequest[]): Promise<MetricsResult[]> {
-    const groups = new Map<
-      string,
-      { job: MetricsJob; completionIndex: Map<string, number>; members: number[] }
-    >();
-    const slotOf: { group: string; completion: number }[] = [];
+  /**
+   * Scores a batch; results come back in request order. Rejects only on an internal fault.
+   * `normalizedPrograms: false` leaves norm(M) out of the scores (`normalizedProgram` null): a caller
+   * that executes nothing has no use for it, and carrying it back from the workers is a third of the cost
+   * of a batch.
+   */
+  async score(
+    requests: readonly MetricsRequest[],
+    options: { normalizedPrograms: boolean } = { normalizedPrograms: true },
+  ): Promise<MetricsResult[]> {
+    // Groups by (reward config, C, G), each key a map level of its own: hashing the programs themselves
+    // costs far less than building a key string of several kilobytes per request.
+    const groups: Group[] = [];
+    const byTask = new Map<string, Map<string, Map<string, Group>>>();
+    const slotOf: { group: Group; completion: number }[] = [];
     requests.forEach((request, index) => {
-      const key = JSON.stringify([request.corrupted, request.gold, request.config]);
-      let group = groups.get(key);
+      const configKey = configKeyOf(request.config);
+      let byCorrupted = byTask.get(configKey);
+      if (byCorrupted === undefined) {
+        byCorrupted = new Map();
+        byTask.set(configKey, byCorrupted);
+      }
+      let byGold = byCorrupted.get(request.corrupted);
+      if (byGold === undefined) {
+        byGold = new Map();
+        byCorrupted.set(request.corrupted, byGold);
+      }
+      let group = byGold.get(request.gold);
       if (group === undefined) {
         group = {
-          job: { corrupted: request.corrupted, gold: request.gold, completions: [], config: request.config },
+          job: {
+            corrupted: request.corrupted,
+            gold: request.gold,
+            completions: [],
+            config: request.config,
+            normalizedPrograms: options.normalizedPrograms,
+          },
           completionIndex: new Map(),
-          members: [],
+          outcome: null,
         };
-        groups.set(key, group);
+        byGold.set(request.gold, group);
+        groups.push(group);
       }
       let slot = group.completionIndex.get(request.completion);
       if (slot === undefined) {
@@ -100,22 +156,20 @@ export class MetricsPool {
         group.job.completions.push(request.completion);
         group.completionIndex.set(request.completion, slot);
       }
-      group.members.push(index);
-      slotOf[index] = { group: key, completion: slot };
+      slotOf[index] = { group, completion: slot };
     });
-    const outcomes = new Map<string, MetricsJobResult>();
     await Promise.all(
-      [...groups].map(async ([key, group]) => {
+      groups.map(async (group) => {
         const outcome = await this.pool.run(group.job);
         if (outcome.ok && outcome.value.programCache !== null) {
           this.caches.set(outcome.value.programCache.threadId, outcome.value.programCache);
         }
-        outcomes.set(key, outcome);
+        group.outcome = outcome;
       }),
     );
     return requests.map((_request, index) => {
-      const slot = slotOf[index] as { group: string; completion: number };
-      const outcome = outcomes.get(slot.group) as MetricsJobResult;
+      const slot = slotOf[index] as { group: Group; completion: number };
+      const outcome = slot.group.outcome as MetricsJobResult;
       if (!outcome.ok) {
         if (outcome.code === "invalid_task") {
           return { ok: false, reason: "invalid_task", message: outcome.message, which: outcome.which };

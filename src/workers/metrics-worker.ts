@@ -22,6 +22,11 @@ export type MetricsJob = {
   /** Distinct completions of this task; the pool maps duplicates back. */
   completions: string[];
   config: RewardConfig;
+  /**
+   * Whether the scores carry norm(M) (`normalizedProgram`): only a caller that executes the programs
+   * needs it (to run each normalized program once), and sending it back costs more than computing it.
+   */
+  normalizedPrograms: boolean;
 };
 
 /** What the pool passes every worker (Piscina's `workerData`). */
@@ -66,9 +71,10 @@ function preparedTask(job: MetricsJob): PreparedTask {
 export default function scoreGroup(job: MetricsJob): MetricsJobResult {
   try {
     const task = preparedTask(job);
-    const scores = job.completions.map((c) =>
-      scoreCompletion(task, c, job.config, "PASSED", programs ?? undefined),
-    );
+    const scores = job.completions.map((c) => {
+      const score = scoreCompletion(task, c, job.config, "PASSED", programs ?? undefined);
+      return job.normalizedPrograms ? score : { ...score, normalizedProgram: null };
+    });
     const programCache = programs === null ? null : { ...programs.stats(), threadId };
     return { ok: true, value: { scores, programCache } };
   } catch (error) {

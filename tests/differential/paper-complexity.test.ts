@@ -1,11 +1,11 @@
 /**
- * SPEC §2.5 differential test of the `paper` cognitive-complexity variant: the TypeScript measure (on
- * tree-sitter-python's tree) against tests/oracle/paper_complexity.py (the paper's visitor rules on CPython
- * 3.11's `ast`) over the oracle's whole standard library — every module as one program, and every def in it
+ * SPEC §2.5 differential test of the `paper` cognitive-complexity variant: the TypeScript measure (on the
+ * normalizer's AST) against tests/oracle/paper_complexity.py (the paper's visitor rules on CPython 3.11's
+ * `ast`) over the oracle's whole standard library — every module as one program, and every def in it
  * as a program of its own. Writes the full report to .cache/paper-complexity-stdlib-report.md.
  *
- * The bar is exact: on every program that both CPython and tree-sitter-python accept, the two values are
- * equal. The only exceptions allowed are programs the two parsers do not agree to accept, which have a CC
+ * The bar is exact: on every program that both CPython and the normalizer's parser accept, the two values
+ * are equal. The only exceptions allowed are programs the two parsers do not agree to accept, which have a CC
  * on one side only; those are the normalizer's known mismatches and must be explained in
  * known-mismatches.json. The paper's code gives None for the empty string, where we give 0; such programs
  * (empty files) are counted apart. Files CPython cannot decode are listed in known-undecodable.json.
@@ -63,14 +63,10 @@ function stdlibInventory(): Inventory {
 const inventory = stdlibInventory();
 const { stdlib } = inventory;
 
-/** The `paper` variant of a program, or why tree-sitter-python (with the normalizer's checks) rejects it. */
+/** The `paper` variant of a program, or why the normalizer's parser rejects it. */
 function ours(source: string): { cc: number } | { rejected: string } {
   try {
-    let cc = Number.NaN;
-    parsePython(source, (tree) => {
-      cc = cognitiveComplexity(tree, "paper");
-    });
-    return { cc };
+    return { cc: cognitiveComplexity(parsePython(source), "paper") };
   } catch (error) {
     return { rejected: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }

@@ -72,18 +72,20 @@ describe("MetricsPool", () => {
       }));
       const first = await cached.score(requests);
       // 4 distinct programs: gold (twice in the batch, deduplicated before the worker), C, the rewrite,
-      // the unparsable one; "" has no code, so nothing to look up.
+      // the unparsable one; "" has no code, so nothing to look up. G and C are the task's own programs,
+      // answered from the prepared task: only the rewrite and the unparsable one are looked up.
       expect(cached.programCache()).toMatchObject({
-        entries: 4,
+        entries: 2,
         hits: 0,
-        misses: 4,
+        misses: 2,
         maxBytesPerThread: 1 << 20,
       });
       expect(cached.programCache().bytes).toBeGreaterThan(0);
       // Another task's rollouts with the same completions: the programs are the same, the scores their own.
+      // The old C is an ordinary program of this task (a miss); the rewrite and the unparsable one hit.
       const other = gold.replace("total = 0", "total = 2");
       const again = await cached.score(requests.map((r) => ({ ...r, corrupted: other })));
-      expect(cached.programCache()).toMatchObject({ entries: 4, hits: 4, misses: 4 });
+      expect(cached.programCache()).toMatchObject({ entries: 3, hits: 2, misses: 3 });
       const otherTask = prepareTask(other, gold, config.scope);
       expect(again).toEqual(
         completions.map((c) => ({ ok: true, score: scoreCompletion(otherTask, c, config) })),

@@ -16,7 +16,7 @@ import {
 } from "../../src/core/cognitive-complexity.js";
 import { analyzeProgram, normalizeProgram } from "../../src/core/normalize.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
-import { parsePython } from "../../src/core/python/parse.js";
+import { parsePython, parseWithTreeSitter } from "../../src/core/python/parse.js";
 
 beforeAll(async () => {
   await loadPythonGrammar();
@@ -31,16 +31,24 @@ function py(strings: TemplateStringsArray, ...values: unknown[]): string {
   return lines.map((l) => l.slice(common)).join("\n");
 }
 
-/** Both measures of a program that CPython 3.11 accepts (parsed by the normalizer's own parser). */
+/**
+ * Both measures of a program that CPython 3.11 accepts, on the tree of each of the normalizer's two
+ * parsers (the direct parser and the tree-sitter path), which must agree.
+ */
 function measure(
   source: string,
   variant: CognitiveComplexityVariant = "sonar",
 ): { total: number; functions: FunctionComplexity[] } {
-  let result: { total: number; functions: FunctionComplexity[] } | undefined;
-  parsePython(source, (root) => {
-    result = { total: cognitiveComplexity(root, variant), functions: functionComplexities(root, variant) };
-  });
-  if (result === undefined) throw new Error("inspect was not called");
+  const direct = parsePython(source);
+  const result = {
+    total: cognitiveComplexity(direct, variant),
+    functions: functionComplexities(direct, variant),
+  };
+  const fallback = parseWithTreeSitter(source);
+  expect({
+    total: cognitiveComplexity(fallback, variant),
+    functions: functionComplexities(fallback, variant),
+  }).toEqual(result);
   return result;
 }
 
@@ -461,11 +469,7 @@ describe("cognitiveComplexity", () => {
   });
 
   it("defaults to the sonar variant", () => {
-    let sonar = -1;
-    parsePython("def f(a, b):\n    return a and b\n", (root) => {
-      sonar = cognitiveComplexity(root);
-    });
-    expect(sonar).toBe(1);
+    expect(cognitiveComplexity(parsePython("def f(a, b):\n    return a and b\n"))).toBe(1);
   });
 
   it("a 5,000-term boolean sequence is one increment and does not overflow the stack", () => {

@@ -1,6 +1,11 @@
 import levenshtein from "fast-levenshtein";
 import { describe, expect, it } from "vitest";
-import { levenshteinDp, normalizedTokenDistance, tokenLevenshtein } from "../../src/core/distance.js";
+import {
+  levenshteinDp,
+  normalizedTokenDistance,
+  TokenBaseline,
+  tokenLevenshtein,
+} from "../../src/core/distance.js";
 
 /** mulberry32: a tiny seeded PRNG, so every property run is reproducible. */
 function prng(seed: number): () => number {
@@ -175,6 +180,43 @@ describe("tokenLevenshtein", () => {
     // A new token in b pushes the distinct count past the limit on b's side too.
     // Best alignment: keep v0, substitute v1 by the new token, delete the remaining 65 534.
     expect(tokenLevenshtein(a.slice(0, 65_536), ["v0", "brand-new"])).toBe(65_536 - 1);
+  });
+});
+
+describe("TokenBaseline (one C against every M of a task)", () => {
+  it("gives tokenLevenshtein and normalizedTokenDistance exactly, on 2000 random pairs", () => {
+    const rand = prng(1818);
+    for (let i = 0; i < 2000; i++) {
+      const alphabet = [2, 5, 40, 800][i % 4] as number;
+      const [a, b] =
+        i % 2 === 0
+          ? [tokens(rand, int(rand, 120), alphabet), tokens(rand, int(rand, 120), alphabet)]
+          : editedPair(rand, int(rand, 120), alphabet, int(rand, 10));
+      const baseline = new TokenBaseline(b);
+      expect(baseline.distance(a)).toBe(tokenLevenshtein(a, b));
+      expect(baseline.normalizedDistance(a)).toBe(normalizedTokenDistance(a, b));
+      // The baseline's symbols are not changed by a comparison: the next one sees the same table.
+      expect(baseline.distance(b)).toBe(0);
+    }
+  });
+
+  it("handles empty sequences on either side", () => {
+    expect(new TokenBaseline([]).distance(["a", "b"])).toBe(2);
+    expect(new TokenBaseline(["a"]).distance([])).toBe(1);
+    expect(new TokenBaseline([]).normalizedDistance([])).toBe(0);
+  });
+
+  it("falls back to the general path when the symbols would reach the surrogate range", () => {
+    // 0xD800 distinct symbols cannot go through the UTF-16 decoder: a baseline that large, or a
+    // comparison whose new tokens take the count there, is compared as tokenLevenshtein compares it.
+    const big = Array.from({ length: 0xd800 + 10 }, (_, i) => `v${i}`);
+    const edited = [...big];
+    edited[0xd805] = "fresh";
+    expect(new TokenBaseline(big).distance(edited)).toBe(1);
+    const near = Array.from({ length: 0xd7ff }, (_, i) => `v${i}`);
+    const extra = [...near, "n1", "n2", "n3"];
+    expect(new TokenBaseline(near).distance(extra)).toBe(3);
+    expect(new TokenBaseline(near).distance(extra)).toBe(tokenLevenshtein(extra, near));
   });
 });
 

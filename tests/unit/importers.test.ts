@@ -128,7 +128,7 @@ describe("bigcodebench", () => {
     expect(errorsOf(rowsOf("bigcodebench"))).toEqual([
       [
         3,
-        "the program complete_prompt + canonical_solution does not parse as Python 3.11: invalid syntax at line 3",
+        "the program complete_prompt + canonical_solution does not parse as Python 3.11: invalid syntax at line 3: the program ends too early",
       ],
       [4, 'field "test" defines no TestCases(unittest.TestCase) class'],
     ]);

@@ -4,7 +4,11 @@
  * dump of a CPython tree (tests/oracle/ast_json.py) straight into these types.
  *
  * Differences from CPython, all irrelevant to `ast.unparse`:
- * - no `ctx` (Load/Store/Del) and no source positions;
+ * - no `ctx` (Load/Store/Del), and no source positions but a `def`'s or `class`'s `lineno`;
+ * - three marks of how the source was written, which CPython's tree forgets and cognitive complexity
+ *   (SPEC §2.5, sonar-python reads the source as written) needs: `If.elif` (this `if` was written
+ *   `elif`, not `else:` + `if`), `BoolOp.parenthesized` and `Name.parenthesized` (written in
+ *   parentheses); each is present only where it is true;
  * - operators are plain strings (`"Add"`), not nodes;
  * - `Constant.value` is a tagged union, because JavaScript has no int/float/complex/bytes distinction.
  */
@@ -21,7 +25,7 @@ export type Stmt =
   | { type: "AnnAssign"; target: Expr; annotation: Expr; value: Expr | null; simple: number }
   | { type: "For" | "AsyncFor"; target: Expr; iter: Expr; body: Stmt[]; orelse: Stmt[] }
   | { type: "While"; test: Expr; body: Stmt[]; orelse: Stmt[] }
-  | { type: "If"; test: Expr; body: Stmt[]; orelse: Stmt[] }
+  | { type: "If"; test: Expr; body: Stmt[]; orelse: Stmt[]; elif?: true }
   | { type: "With" | "AsyncWith"; items: WithItem[]; body: Stmt[] }
   | { type: "Match"; subject: Expr; cases: MatchCase[] }
   | { type: "Raise"; exc: Expr | null; cause: Expr | null }
@@ -46,6 +50,8 @@ export type FunctionDef = {
   body: Stmt[];
   decorator_list: Expr[];
   returns: Expr | null;
+  /** 1-based line of the `def` keyword (CPython's `lineno`; decorators are above it). */
+  lineno?: number;
 };
 
 export type ClassDef = {
@@ -55,10 +61,12 @@ export type ClassDef = {
   keywords: Keyword[];
   body: Stmt[];
   decorator_list: Expr[];
+  /** 1-based line of the `class` keyword. */
+  lineno?: number;
 };
 
 export type Expr =
-  | { type: "BoolOp"; op: BoolOperator; values: Expr[] }
+  | { type: "BoolOp"; op: BoolOperator; values: Expr[]; parenthesized?: true }
   | { type: "NamedExpr"; target: Expr; value: Expr }
   | { type: "BinOp"; left: Expr; op: Operator; right: Expr }
   | { type: "UnaryOp"; op: UnaryOperator; operand: Expr }
@@ -81,7 +89,7 @@ export type Expr =
   | { type: "Attribute"; value: Expr; attr: string }
   | { type: "Subscript"; value: Expr; slice: Expr }
   | { type: "Starred"; value: Expr }
-  | { type: "Name"; id: string }
+  | { type: "Name"; id: string; parenthesized?: true }
   | { type: "List" | "Tuple"; elts: Expr[] }
   | { type: "Slice"; lower: Expr | null; upper: Expr | null; step: Expr | null };
 

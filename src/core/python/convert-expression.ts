@@ -280,7 +280,10 @@ function convertParenthesized(node: Node): Expr {
   const inner = onlyChild(node);
   if (inner.type === "list_splat") reject(node, "cannot use starred expression here");
   // `(yield)` is the one place a bare yield is an expression.
-  return inner.type === "yield" ? convertYield(inner) : convertExpression(inner);
+  if (inner.type === "yield") return convertYield(inner);
+  const value = convertExpression(inner);
+  if (value.type === "Name" || value.type === "BoolOp") value.parenthesized = true;
+  return value;
 }
 
 function convertYield(node: Node): Expr {

@@ -296,6 +296,7 @@ function convertIf(node: Node): Stmt {
           test: convertExpression(requiredField(clause, "condition")),
           body: convertBlock(requiredField(clause, "consequence")),
           orelse,
+          elif: true,
         },
       ];
     }
@@ -428,6 +429,7 @@ function convertFunction(node: Node, decorators: Expr[]): Stmt {
     body: convertBlock(requiredField(node, "body")),
     decorator_list: decorators,
     returns: returns === null ? null : convertTypeAnnotation(returns),
+    lineno: node.startPosition.row + 1,
   };
 }
 
@@ -443,6 +445,7 @@ function convertClass(node: Node, decorators: Expr[]): Stmt {
     keywords,
     body: convertBlock(requiredField(node, "body")),
     decorator_list: decorators,
+    lineno: node.startPosition.row + 1,
   };
 }
 

@@ -43,7 +43,9 @@ export function convertStrings(nodes: Node[], convert: ExpressionConverters): Ex
     if (bytes) sawBytes = true;
     else sawText = true;
     if (sawBytes && sawText) reject(node, "cannot mix bytes and nonbytes literals");
-    if (index === 0 && prefix === "u") firstKind = "u";
+    // CPython gives the kind "u" only for a lower-case `u` first (make_str_node_and_del reads the
+    // token's first byte): `U'x'` is a plain Constant.
+    if (index === 0 && start.text.startsWith("u")) firstKind = "u";
     const raw = prefix.includes("r");
     if (prefix.includes("f")) {
       sawFString = true;

@@ -1,21 +1,36 @@
 /**
- * `parsePython(source)` = CPython 3.11's `ast.parse(source)`, built from tree-sitter-python's tree.
- * Throws `PySyntaxError` for source that CPython 3.11 rejects.
+ * `parsePython(source)` = CPython 3.11's `ast.parse(source)`. Throws `PySyntaxError` for source that
+ * CPython 3.11 rejects.
  *
- * `inspect`, when given, is called with the root of that tree once the program has been accepted and
- * converted, before the tree is freed: a caller that needs more from the same parse (cognitive
- * complexity) gets it without parsing twice. The node must not be kept after `inspect` returns.
+ * Two parsers answer. The direct parser (direct/direct-parse.ts) reads the programs people write, about
+ * ten times faster; whatever it does not handle — every syntax error among it — goes to the tree-sitter
+ * path below (tree-sitter-python's tree converted to CPython's AST, with the checks that make it reject
+ * what CPython rejects), which answers for every program. Both build the same tree (tests/differential).
  */
 import type { Node } from "web-tree-sitter";
 import type { Module } from "./ast.js";
 import { convertBlock } from "./convert-statement.js";
+import { parseDirect } from "./direct/direct-parse.js";
 import { pythonParser } from "./grammar.js";
 import { PySyntaxError } from "./syntax-error.js";
 import { pythonTokens, TokenizeError } from "./tokenize.js";
 
-export function parsePython(text: string, inspect?: (root: Node) => void): Module {
-  // CPython's tokenizer reads with universal newlines, even inside string literals.
-  const source = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+export function parsePython(text: string): Module {
+  const source = universalNewlines(text);
+  return parseDirect(source) ?? parseCheckedWithTreeSitter(source);
+}
+
+/** {@link parsePython} by the tree-sitter path alone (the differential tests and benchmarks compare the two). */
+export function parseWithTreeSitter(text: string): Module {
+  return parseCheckedWithTreeSitter(universalNewlines(text));
+}
+
+/** CPython's tokenizer reads with universal newlines, even inside string literals. */
+function universalNewlines(text: string): string {
+  return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+}
+
+function parseCheckedWithTreeSitter(source: string): Module {
   if (source.includes("\u0000"))
     throw new PySyntaxError("source code cannot contain null bytes", source.indexOf("\u0000"));
   checkFirstLineNotIndented(source);
@@ -38,9 +53,7 @@ export function parsePython(text: string, inspect?: (root: Node) => void): Modul
       const where = bad === null ? "" : ` at line ${bad.startPosition.row + 1}`;
       throw new PySyntaxError(`invalid syntax${where}`, bad?.startIndex);
     }
-    const module: Module = { type: "Module", body: convertBlock(root) };
-    inspect?.(root);
-    return module;
+    return { type: "Module", body: convertBlock(root) };
   } finally {
     tree.delete();
   }

@@ -23,4 +23,19 @@ export class PySyntaxError extends Error {
     super(message);
     this.offset = offset;
   }
+
+  /**
+   * The same error without a stack trace. It describes the program, never where minedit was, and
+   * capturing the stack is most of the cost of rejecting a program: the direct parser rejects every
+   * truncated model output this way.
+   */
+  static withoutStack(message: string, offset?: number): PySyntaxError {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return new PySyntaxError(message, offset);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
 }

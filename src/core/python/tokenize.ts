@@ -129,6 +129,12 @@ const Floatnumber = group(Pointfloat, Expfloat);
 const Imagnumber = group("[0-9](?:_?[0-9])*[jJ]", `${Floatnumber}[jJ]`);
 const NumberPattern = group(Imagnumber, Floatnumber, Intnumber);
 
+/**
+ * tokenize.py's `Number` as a sticky regex: set `lastIndex` to where a digit (or a dot before a digit)
+ * starts a token; the match is the NUMBER token there (normalized-tokens.ts reads numbers with it).
+ */
+export const NUMBER_TOKEN = new RegExp(NumberPattern, "y");
+
 /** `tokenize._all_string_prefixes()`: "", and every permutation and case variant of b, r, u, f, br, fr. */
 function allStringPrefixes(): Set<string> {
   const result = new Set<string>([""]);

@@ -118,6 +118,18 @@ const CMPOPS: Record<string, string> = {
 };
 
 const BOOLOPS: Record<string, string> = { And: "and", Or: "or" };
+
+/** Each binary, comparison and boolean operator with a space on either side, as the unparser writes it. */
+const SPACED: Record<string, string> = Object.fromEntries(
+  [...Object.values(BINOP), ...Object.values(CMPOPS), ...Object.values(BOOLOPS)].map((op) => [op, ` ${op} `]),
+);
+
+/** `"    " * level`, kept for the levels met so far. */
+const INDENTS: string[] = [""];
+function indentation(level: number): string {
+  for (let i = INDENTS.length; i <= level; i++) INDENTS.push("    ".repeat(i));
+  return INDENTS[level] as string;
+}
 const BOOLOP_PRECEDENCE: Record<string, number> = { and: P.AND, or: P.OR };
 
 /** Strings that need no escaping at all in `_str_literal_helper` (printable ASCII minus `\`). */
@@ -194,12 +206,10 @@ function replaceInfNan(repr: string): string {
   return repr.replaceAll("inf", INFSTR).replaceAll("nan", `(${INFSTR}-${INFSTR})`);
 }
 
-/** Any node the precedence table can be keyed on (CPython keys `_precedences` by node identity). */
-type Node = Expr | Pattern;
-
 class Unparser {
-  private source: string[] = [];
-  private readonly precedences = new Map<Node, number>();
+  /** The text written so far, and how many writes made it (CPython keeps a list of chunks). */
+  private source = "";
+  private chunks = 0;
   private indent = 0;
   private inTryStar = false;
   /** Set while the marker statement is being visited, until its first `fill` records the offset. */
@@ -213,21 +223,24 @@ class Unparser {
 
   /** `visit`: resets the output, traverses, joins once. */
   visitModule(node: Module): string {
-    this.source = [];
+    this.source = "";
+    this.chunks = 0;
     this.writeDocstringAndTraverseBody(node);
-    return this.source.join("");
+    return this.source;
   }
 
-  visitExpr(node: Expr): string {
-    this.source = [];
-    this.expr(node);
-    return this.source.join("");
+  visitExpr(node: Expr, context: number): string {
+    this.source = "";
+    this.chunks = 0;
+    this.expr(node, context);
+    return this.source;
   }
 
   // ---- output helpers -------------------------------------------------------------------------
 
   private write(text: string): void {
-    this.source.push(text);
+    this.source += text;
+    this.chunks++;
   }
 
   /** `interleave(inter, f, seq)` with `inter` writing `sep`. */
@@ -244,35 +257,42 @@ class Unparser {
       this.expr(items[0] as Expr);
       this.write(",");
     } else {
-      this.interleave(", ", (e) => this.expr(e), items);
+      for (let i = 0; i < items.length; i++) {
+        if (i > 0) this.write(", ");
+        this.expr(items[i] as Expr);
+      }
     }
   }
 
   /** `maybe_newline`: CPython tests whether the chunk list is non-empty, not the text length. */
   private maybeNewline(): void {
-    if (this.source.length > 0) this.write("\n");
+    if (this.chunks > 0) this.write("\n");
   }
 
   private fill(text = ""): void {
     this.maybeNewline();
-    const indent = "    ".repeat(this.indent);
+    const indent = indentation(this.indent);
     if (this.markerPending) {
       this.markerPending = false;
-      let length = indent.length;
-      for (const chunk of this.source) length += chunk.length;
-      this.markerOffset = length;
+      this.markerOffset = this.source.length + indent.length;
     }
     this.write(indent + text);
   }
 
-  /** `buffered()`: run `f` with output redirected to a fresh chunk list and return that list. */
-  private buffered(f: () => void): string[] {
-    const original = this.source;
-    const buffer: string[] = [];
-    this.source = buffer;
+  /**
+   * `buffered()`: run `f` with output redirected to a fresh chunk list and return what it wrote, and
+   * whether it wrote anything (CPython tests the list, not the text).
+   */
+  private buffered(f: () => void): { text: string; written: boolean } {
+    const source = this.source;
+    const chunks = this.chunks;
+    this.source = "";
+    this.chunks = 0;
     f();
-    this.source = original;
-    return buffer;
+    const result = { text: this.source, written: this.chunks > 0 };
+    this.source = source;
+    this.chunks = chunks;
+    return result;
   }
 
   /** `block()`: the colon, then the body one level deeper (`extra` is only ever a type comment). */
@@ -281,14 +301,6 @@ class Unparser {
     this.indent++;
     f();
     this.indent--;
-  }
-
-  private getPrecedence(node: Node): number {
-    return this.precedences.get(node) ?? P.TEST;
-  }
-
-  private setPrecedence(precedence: number, ...nodes: Node[]): void {
-    for (const node of nodes) this.precedences.set(node, precedence);
   }
 
   // ---- statements -----------------------------------------------------------------------------
@@ -322,8 +334,7 @@ class Unparser {
     switch (node.type) {
       case "Expr":
         this.fill();
-        this.setPrecedence(P.YIELD, node.value);
-        this.expr(node.value);
+        this.expr(node.value, P.YIELD);
         return;
       case "Import":
         this.fill("import ");
@@ -339,8 +350,7 @@ class Unparser {
       case "Assign":
         this.fill();
         for (const target of node.targets) {
-          this.setPrecedence(P.TUPLE, target);
-          this.expr(target);
+          this.expr(target, P.TUPLE);
           this.write(" = ");
         }
         this.expr(node.value);
@@ -443,8 +453,7 @@ class Unparser {
       case "For":
       case "AsyncFor":
         this.fill(node.type === "For" ? "for " : "async for ");
-        this.setPrecedence(P.TUPLE, node.target);
-        this.expr(node.target);
+        this.expr(node.target, P.TUPLE);
         this.write(" in ");
         this.expr(node.iter);
         this.block(() => this.stmts(node.body));
@@ -588,13 +597,13 @@ class Unparser {
     this.write("f");
     if (this.avoidBackslashes) {
       const buffer = this.buffered(() => this.fstringInner(node));
-      this.writeStrAvoidingBackslashes(buffer.join(""));
+      this.writeStrAvoidingBackslashes(buffer.text);
       return;
     }
     // Outside f-string expressions, literal parts may use escapes (`f"{x}\n"` is preferred), so each
     // part is escaped on its own and the quote types still usable shrink part by part.
     const parts: [string, boolean][] = node.values.map((value) => [
-      this.buffered(() => this.fstringInner(value)).join(""),
+      this.buffered(() => this.fstringInner(value)).text,
       value.type === "Constant",
     ]);
     let newParts: string[] = [];
@@ -635,9 +644,7 @@ class Unparser {
     this.write("{");
     // The expression part is unparsed by a fresh unparser that avoids backslashes (3.11 forbids them
     // in f-string expressions) and has its own precedence table.
-    const inner = new Unparser(true);
-    inner.setPrecedence(next(P.TEST), node.value);
-    const expr = inner.visitExpr(node.value);
+    const expr = new Unparser(true).visitExpr(node.value, next(P.TEST));
     if (expr.includes("\\")) throw new Error("Unable to avoid backslash in f-string expression part");
     // Separate a pair of opening braces as "{ {" so it doesn't read as an escaped brace.
     if (expr.startsWith("{")) this.write(" ");
@@ -685,37 +692,39 @@ class Unparser {
 
   // ---- expressions ----------------------------------------------------------------------------
 
-  private expr(node: Expr): void {
+  /**
+   * `traverse` of an expression. `context` is the precedence CPython's parent visitor sets on the node
+   * (`set_precedence`) just before traversing it, or TEST where it sets none: a parsed tree never shares
+   * a node, so what CPython keeps in a table by node is the argument of this one call.
+   */
+  private expr(node: Expr, context: number = P.TEST): void {
     switch (node.type) {
       case "NamedExpr": {
-        const parens = this.getPrecedence(node) > P.NAMED_EXPR;
+        const parens = context > P.NAMED_EXPR;
         if (parens) this.write("(");
-        this.setPrecedence(P.ATOM, node.target, node.value);
-        this.expr(node.target);
+        this.expr(node.target, P.ATOM);
         this.write(" := ");
-        this.expr(node.value);
+        this.expr(node.value, P.ATOM);
         if (parens) this.write(")");
         return;
       }
       case "Await":
       case "Yield": {
-        const parens = this.getPrecedence(node) > (node.type === "Await" ? P.AWAIT : P.YIELD);
+        const parens = context > (node.type === "Await" ? P.AWAIT : P.YIELD);
         if (parens) this.write("(");
         this.write(node.type === "Await" ? "await" : "yield");
         if (node.value) {
           this.write(" ");
-          this.setPrecedence(P.ATOM, node.value);
-          this.expr(node.value);
+          this.expr(node.value, P.ATOM);
         }
         if (parens) this.write(")");
         return;
       }
       case "YieldFrom": {
-        const parens = this.getPrecedence(node) > P.YIELD;
+        const parens = context > P.YIELD;
         if (parens) this.write("(");
         this.write("yield from ");
-        this.setPrecedence(P.ATOM, node.value);
-        this.expr(node.value);
+        this.expr(node.value, P.ATOM);
         if (parens) this.write(")");
         return;
       }
@@ -738,7 +747,10 @@ class Unparser {
         return;
       case "List":
         this.write("[");
-        this.interleave(", ", (e) => this.expr(e), node.elts);
+        for (let i = 0; i < node.elts.length; i++) {
+          if (i > 0) this.write(", ");
+          this.expr(node.elts[i] as Expr);
+        }
         this.write("]");
         return;
       case "ListComp":
@@ -760,22 +772,23 @@ class Unparser {
         this.write("}");
         return;
       case "IfExp": {
-        const parens = this.getPrecedence(node) > P.TEST;
+        const parens = context > P.TEST;
         if (parens) this.write("(");
-        this.setPrecedence(next(P.TEST), node.body, node.test);
-        this.expr(node.body);
+        this.expr(node.body, next(P.TEST));
         this.write(" if ");
-        this.expr(node.test);
+        this.expr(node.test, next(P.TEST));
         this.write(" else ");
-        this.setPrecedence(P.TEST, node.orelse);
-        this.expr(node.orelse);
+        this.expr(node.orelse, P.TEST);
         if (parens) this.write(")");
         return;
       }
       case "Set":
         if (node.elts.length > 0) {
           this.write("{");
-          this.interleave(", ", (e) => this.expr(e), node.elts);
+          for (let i = 0; i < node.elts.length; i++) {
+            if (i > 0) this.write(", ");
+            this.expr(node.elts[i] as Expr);
+          }
           this.write("}");
         } else {
           // `{}` would be a dict and `set` might be shadowed.
@@ -791,8 +804,7 @@ class Unparser {
           if (k === null || k === undefined) {
             // `{**d}` unpacking (PEP 448)
             this.write("**");
-            this.setPrecedence(P.EXPR, v);
-            this.expr(v);
+            this.expr(v, P.EXPR);
           } else {
             this.expr(k);
             this.write(": ");
@@ -802,7 +814,7 @@ class Unparser {
         this.write("}");
         return;
       case "Tuple": {
-        const parens = node.elts.length === 0 || this.getPrecedence(node) > P.TUPLE;
+        const parens = node.elts.length === 0 || context > P.TUPLE;
         if (parens) this.write("(");
         this.itemsView(node.elts);
         if (parens) this.write(")");
@@ -811,39 +823,35 @@ class Unparser {
       case "UnaryOp": {
         const operator = UNOP[node.op] as string;
         const precedence = UNOP_PRECEDENCE[operator] as number;
-        const parens = this.getPrecedence(node) > precedence;
+        const parens = context > precedence;
         if (parens) this.write("(");
         this.write(operator);
         // `+1`, not `+ 1`; but `not x`.
         if (precedence !== P.FACTOR) this.write(" ");
-        this.setPrecedence(precedence, node.operand);
-        this.expr(node.operand);
+        this.expr(node.operand, precedence);
         if (parens) this.write(")");
         return;
       }
       case "BinOp": {
         const operator = BINOP[node.op] as string;
         const precedence = BINOP_PRECEDENCE[operator] as number;
-        const parens = this.getPrecedence(node) > precedence;
+        const parens = context > precedence;
         if (parens) this.write("(");
         // `**` is right-associative: the tighter side is the left one.
         const rassoc = operator === "**";
-        this.setPrecedence(rassoc ? next(precedence) : precedence, node.left);
-        this.expr(node.left);
-        this.write(` ${operator} `);
-        this.setPrecedence(rassoc ? precedence : next(precedence), node.right);
-        this.expr(node.right);
+        this.expr(node.left, rassoc ? next(precedence) : precedence);
+        this.write(SPACED[operator] as string);
+        this.expr(node.right, rassoc ? precedence : next(precedence));
         if (parens) this.write(")");
         return;
       }
       case "Compare": {
-        const parens = this.getPrecedence(node) > P.CMP;
+        const parens = context > P.CMP;
         if (parens) this.write("(");
-        this.setPrecedence(next(P.CMP), node.left, ...node.comparators);
-        this.expr(node.left);
+        this.expr(node.left, next(P.CMP));
         for (let i = 0; i < node.ops.length; i++) {
-          this.write(` ${CMPOPS[node.ops[i] as string]} `);
-          this.expr(node.comparators[i] as Expr);
+          this.write(SPACED[CMPOPS[node.ops[i] as string] as string] as string);
+          this.expr(node.comparators[i] as Expr, next(P.CMP));
         }
         if (parens) this.write(")");
         return;
@@ -851,25 +859,22 @@ class Unparser {
       case "BoolOp": {
         const operator = BOOLOPS[node.op] as string;
         let precedence = BOOLOP_PRECEDENCE[operator] as number;
-        const parens = this.getPrecedence(node) > precedence;
+        const parens = context > precedence;
         if (parens) this.write("(");
         // CPython's `increasing_level_traverse` raises the level for *every* operand, so later
         // operands of a long chain get tighter contexts (`a or b or (not c)`).
-        this.interleave(
-          ` ${operator} `,
-          (value) => {
-            precedence = next(precedence);
-            this.setPrecedence(precedence, value);
-            this.expr(value);
-          },
-          node.values,
-        );
+        const separator = SPACED[operator] as string;
+        for (let i = 0; i < node.values.length; i++) {
+          if (i > 0) this.write(separator);
+          const value = node.values[i] as Expr;
+          precedence = next(precedence);
+          this.expr(value, precedence);
+        }
         if (parens) this.write(")");
         return;
       }
       case "Attribute": {
-        this.setPrecedence(P.ATOM, node.value);
-        this.expr(node.value);
+        this.expr(node.value, P.ATOM);
         // `3.__abs__()` is a syntax error, so an int literal (bool included: it is an int subclass)
         // is followed by a space: `3 .__abs__()`.
         const v = node.value;
@@ -879,8 +884,7 @@ class Unparser {
         return;
       }
       case "Call": {
-        this.setPrecedence(P.ATOM, node.func);
-        this.expr(node.func);
+        this.expr(node.func, P.ATOM);
         this.write("(");
         let comma = false;
         for (const e of node.args) {
@@ -897,8 +901,7 @@ class Unparser {
         return;
       }
       case "Subscript": {
-        this.setPrecedence(P.ATOM, node.value);
-        this.expr(node.value);
+        this.expr(node.value, P.ATOM);
         this.write("[");
         const slice = node.slice;
         // Parentheses can be omitted if the tuple isn't empty (3.11: `a[*b]` comes out as `a[*b,]`).
@@ -909,8 +912,7 @@ class Unparser {
       }
       case "Starred":
         this.write("*");
-        this.setPrecedence(P.EXPR, node.value);
-        this.expr(node.value);
+        this.expr(node.value, P.EXPR);
         return;
       case "Slice":
         if (node.lower) this.expr(node.lower);
@@ -922,17 +924,16 @@ class Unparser {
         }
         return;
       case "Lambda": {
-        const parens = this.getPrecedence(node) > P.TEST;
+        const parens = context > P.TEST;
         if (parens) this.write("(");
         this.write("lambda");
         const buffer = this.buffered(() => this.arguments(node.args));
-        if (buffer.length > 0) {
+        if (buffer.written) {
           this.write(" ");
-          for (const chunk of buffer) this.write(chunk);
+          this.write(buffer.text);
         }
         this.write(": ");
-        this.setPrecedence(P.TEST, node.body);
-        this.expr(node.body);
+        this.expr(node.body, P.TEST);
         if (parens) this.write(")");
         return;
       }
@@ -941,14 +942,12 @@ class Unparser {
 
   private comprehension(node: Comprehension): void {
     this.write(node.is_async ? " async for " : " for ");
-    this.setPrecedence(P.TUPLE, node.target);
-    this.expr(node.target);
+    this.expr(node.target, P.TUPLE);
     this.write(" in ");
-    this.setPrecedence(next(P.TEST), node.iter, ...node.ifs);
-    this.expr(node.iter);
+    this.expr(node.iter, next(P.TEST));
     for (const ifClause of node.ifs) {
       this.write(" if ");
-      this.expr(ifClause);
+      this.expr(ifClause, next(P.TEST));
     }
   }
 
@@ -1034,7 +1033,8 @@ class Unparser {
 
   // ---- patterns -------------------------------------------------------------------------------
 
-  private pattern(node: Pattern): void {
+  /** `traverse` of a pattern; `context` as in {@link expr}. */
+  private pattern(node: Pattern, context: number = P.TEST): void {
     switch (node.type) {
       case "MatchValue":
         this.expr(node.value);
@@ -1065,8 +1065,7 @@ class Unparser {
         this.write("}");
         return;
       case "MatchClass": {
-        this.setPrecedence(P.ATOM, node.cls);
-        this.expr(node.cls);
+        this.expr(node.cls, P.ATOM);
         this.write("(");
         this.interleave(", ", (p) => this.pattern(p), node.patterns);
         if (node.kwd_attrs.length > 0) {
@@ -1086,19 +1085,17 @@ class Unparser {
         } else if (node.pattern === null) {
           this.write(node.name);
         } else {
-          const parens = this.getPrecedence(node) > P.TEST;
+          const parens = context > P.TEST;
           if (parens) this.write("(");
-          this.setPrecedence(P.BOR, node.pattern);
-          this.pattern(node.pattern);
+          this.pattern(node.pattern, P.BOR);
           this.write(` as ${node.name}`);
           if (parens) this.write(")");
         }
         return;
       case "MatchOr": {
-        const parens = this.getPrecedence(node) > P.BOR;
+        const parens = context > P.BOR;
         if (parens) this.write("(");
-        this.setPrecedence(next(P.BOR), ...node.patterns);
-        this.interleave(" | ", (p) => this.pattern(p), node.patterns);
+        this.interleave(" | ", (p) => this.pattern(p, next(P.BOR)), node.patterns);
         if (parens) this.write(")");
         return;
       }

@@ -36,6 +36,8 @@ export function metricsOnly(pool: MetricsPool, config: Config): BatchScorer {
   return async (jobs, onResult) => {
     const results = await pool.score(
       jobs.map(({ corrupted, gold, completion }) => ({ corrupted, gold, completion, config: config.reward })),
+      // Nothing is executed, so norm(M), which keys executions, is not carried back from the workers.
+      { normalizedPrograms: false },
     );
     return results.map((result) => {
       onResult();

@@ -48,6 +48,13 @@ import { loadTasks, resolveTask, type TaskTable } from "./task-table.js";
  */
 const BATCH_ROWS = 512;
 
+/**
+ * Batches submitted and not yet written, at most: with `--no-exec` enough to keep every worker busy
+ * across batch boundaries (a batch's last group leaves the other workers idle until the next batch
+ * arrives); when executing, two, so that one batch's tests queue behind the previous batch's only.
+ */
+const BATCHES_IN_FLIGHT = { metrics: 6, executing: 2 };
+
 const MIB = 1024 * 1024;
 
 /** What to score: the rollout file and the task file (paths, `-` for stdin), with or without execution. */
@@ -217,6 +224,9 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
     let items: Item[] = [];
     let jobs: Job[] = [];
     let previous: Promise<void> = Promise.resolve();
+    /** Emissions of the batches in flight, oldest first. */
+    const writing: Promise<void>[] = [];
+    const inFlightLimit = execute ? BATCHES_IN_FLIGHT.executing : BATCHES_IN_FLIGHT.metrics;
 
     const emit = async (batch: Item[], results: JobResult[], state: BatchProgress) => {
       let out = "";
@@ -232,7 +242,7 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
           stats.bad += 1;
           continue;
         }
-        out += `${JSON.stringify(outputRow(item.row, result.score))}\n`;
+        out += outputLine(item.row, result.score);
         countScore(stats, result.score);
       }
       inFlight.delete(state);
@@ -241,8 +251,8 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
       showProgress();
     };
 
-    // Batch k is scored while batch k+1 is read (and, when executing, its tests queue behind batch k's);
-    // results are written strictly in batch order.
+    // Batch k is scored while the next batches are read (when executing, only batch k+1, whose tests
+    // queue behind batch k's); results are written strictly in batch order.
     const submit = async () => {
       const batch = items;
       const endBytes = rollouts.bytesRead() ?? 0;
@@ -267,7 +277,9 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
       const before = previous;
       previous = before.then(async () => emit(batch, await scoring, state));
       previous.catch(() => {});
-      await before;
+      writing.push(previous);
+      // Reading goes on until this many batches wait; then it waits for the oldest to be written.
+      if (writing.length >= inFlightLimit) await writing.shift();
     };
 
     for await (const { line, text } of jsonlLines(rollouts.stream)) {
@@ -325,25 +337,28 @@ function drained(stream: Writable): Promise<void> {
   });
 }
 
-/** One stdout row. Numbers are written as computed (plain JSON numbers, no rounding). */
-function outputRow(row: RolloutRow, score: RowScore): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: row.id };
-  if (row.taskId !== undefined) out.task_id = row.taskId;
-  out.reward = score.reward;
-  out.verdict = score.verdict;
-  out.d_model = score.components?.dModel ?? null;
-  out.d_gold = score.components?.dGold ?? null;
-  out.excess = score.components?.excess ?? null;
-  out.added_cc = score.components?.addedCc ?? null;
+/**
+ * One stdout row and its newline: the JSON of `{id, task_id?, reward, verdict, d_model, d_gold, excess,
+ * added_cc, tests_passed?, tests_total?, cached?, detail, reward_version}`, keys in that order, each value
+ * written by JSON.stringify (numbers as computed, no rounding) — built as text because this runs once per
+ * row on the thread that also reads the input.
+ */
+function outputLine(row: RolloutRow, score: RowScore): string {
+  const json = JSON.stringify;
+  const components = score.components;
+  let out = `{"id":${json(row.id)}`;
+  if (row.taskId !== undefined) out += `,"task_id":${json(row.taskId)}`;
+  out += `,"reward":${json(score.reward)},"verdict":${json(score.verdict)}`;
+  out += `,"d_model":${json(components?.dModel ?? null)},"d_gold":${json(components?.dGold ?? null)}`;
+  out += `,"excess":${json(components?.excess ?? null)},"added_cc":${json(components?.addedCc ?? null)}`;
   if (score.execution !== undefined) {
-    out.tests_passed = score.execution.testsPassed;
-    out.tests_total = score.execution.testsTotal;
-    out.cached = score.execution.cached;
+    const { testsPassed, testsTotal, cached } = score.execution;
+    out += `,"tests_passed":${json(testsPassed)},"tests_total":${json(testsTotal)},"cached":${json(cached)}`;
   }
-  out.detail = score.detail;
-  out.reward_version = REWARD_DEFINITION_VERSION;
-  return out;
+  return `${out},"detail":${json(score.detail)},"reward_version":${REWARD_VERSION_JSON}}\n`;
 }
+
+const REWARD_VERSION_JSON = JSON.stringify(REWARD_DEFINITION_VERSION);
 
 /** Verdicts decided before any test runs: there is no program to run. */
 const NOT_RUN: ReadonlySet<Verdict> = new Set(["UNPARSABLE", "NO_CODE"]);
