@@ -122,6 +122,13 @@ export const PoolConfigSchema = z.strictObject({
     .int()
     .nonnegative()
     .default(32 * 1024 * 1024),
+  /**
+   * Scores each worker thread keeps, by (task, reward config, program extracted from the completion), for
+   * the calls that need no norm(M) back — offline scoring and exports (src/core/score-memo.ts): a program
+   * scored before for the task is not analyzed again, whatever prose surrounds it. A few hundred bytes an
+   * entry. 0 turns it off. Where it is used, it stands in for the program cache.
+   */
+  scoreMemoEntries: z.number().int().nonnegative().default(131_072),
 });
 export type PoolConfig = z.output<typeof PoolConfigSchema>;
 

@@ -202,21 +202,27 @@ async function timed(pool, rows) {
   return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, scores };
 }
 
-/** The bound of the workers' program caches when they are on: the default (src/config.ts). */
+/** The bounds of the workers' program cache and score memo when they are on: the defaults (src/config.ts). */
 const PROGRAM_CACHE_BYTES = parseConfig({}).pool.programCacheBytes;
+const SCORE_MEMO_ENTRIES = parseConfig({}).pool.scoreMemoEntries;
 
 /**
  * minedit with `threads` threads: cold (pool start + first batch), warm same batch, fresh batches. The
- * program cache is off unless `programCacheBytes` is given: with it on, the warm runs of the same batch
- * would measure the cache, not the parse, and fresh batches that repeat a program (the unchanged answer)
- * would count those once — a benefit of its own, measured on its own ({@link runSuite}'s `cached`).
+ * program cache and the score memo are off unless `caches` turns one on: with either on, the warm runs of
+ * the same batch would measure the cache, not the parse, and fresh batches that repeat a program (a
+ * restyle, a rename the generator draws again) would count those once — a benefit of its own, measured on
+ * its own ({@link runSuite}'s `cached`: the program cache, which the service's executing path uses, and
+ * `memoized`: the score memo, which `minedit score --no-exec` uses).
  */
-async function runMinedit(threads, main, fresh, programCacheBytes = 0) {
-  log(
-    `MetricsPool, ${threads} thread(s)${programCacheBytes > 0 ? ", program cache on" : ""}: cold, ${WARM_RUNS} warm, ${fresh.length} fresh…`,
-  );
+async function runMinedit(threads, main, fresh, caches = {}) {
+  const { programCacheBytes = 0, scoreMemoEntries = 0 } = caches;
+  const on = [programCacheBytes > 0 ? "program cache on" : "", scoreMemoEntries > 0 ? "score memo on" : ""]
+    .filter((x) => x !== "")
+    .map((x) => `, ${x}`)
+    .join("");
+  log(`MetricsPool, ${threads} thread(s)${on}: cold, ${WARM_RUNS} warm, ${fresh.length} fresh…`);
   const coldStart = performance.now();
-  const pool = new MetricsPool(threads, { programCacheBytes });
+  const pool = new MetricsPool(threads, { programCacheBytes, scoreMemoEntries });
   const coldScores = await pool.score(requestsOf(main.rows), NO_EXECUTION);
   const cold = (performance.now() - coldStart) / 1000;
   const warm = [];
@@ -238,10 +244,21 @@ async function runMinedit(threads, main, fresh, programCacheBytes = 0) {
     freshScores.push(run.scores);
   }
   const programCache = pool.programCache();
+  const scoreMemo = pool.scoreMemo();
   // This process's resident size with the pool's workers and whatever their caches hold.
   const rssBytes = process.memoryUsage().rss;
   await pool.close();
-  return { cold, warm, fresh: freshTimes, freshCpu, coldScores, freshScores, programCache, rssBytes };
+  return {
+    cold,
+    warm,
+    fresh: freshTimes,
+    freshCpu,
+    coldScores,
+    freshScores,
+    programCache,
+    scoreMemo,
+    rssBytes,
+  };
 }
 
 /** One cache filled with the batches' distinct programs: its estimate against the heap it took. */
@@ -282,7 +299,8 @@ async function runSuite(name, functions, workDir) {
 
   const many = await runMinedit(THREADS, main, fresh);
   const one = await runMinedit(1, main, fresh);
-  const cached = await runMinedit(THREADS, main, fresh, PROGRAM_CACHE_BYTES);
+  const cached = await runMinedit(THREADS, main, fresh, { programCacheBytes: PROGRAM_CACHE_BYTES });
+  const memoized = await runMinedit(THREADS, main, fresh, { scoreMemoEntries: SCORE_MEMO_ENTRIES });
   const cacheHeap = programCacheHeap(batches.map((b) => b.file));
 
   // Every baseline, every batch it scored, against minedit's scores of that batch.
@@ -310,6 +328,7 @@ async function runSuite(name, functions, workDir) {
   for (const [label, run] of [
     ["1 thread", one],
     ["the program cache", cached],
+    ["the score memo", memoized],
   ]) {
     run.freshScores.forEach((s, i) => {
       if (JSON.stringify(s) !== JSON.stringify(many.freshScores[i])) {
@@ -368,6 +387,7 @@ async function runSuite(name, functions, workDir) {
     many,
     one,
     cached,
+    memoized,
     cacheHeap,
     stagesTs,
   };
@@ -661,7 +681,7 @@ for (const s of suites) {
   );
   const { hits, misses, entries, bytes } = s.cached.programCache;
   out(
-    `Program cache (\`pool.programCacheBytes\`, on by default; every row above runs with it off, so they measure the parse): ` +
+    `Program cache (\`pool.programCacheBytes\`, on by default, used where norm(M) is wanted: the service's executing path; every row above runs with it and the score memo off, so they measure the parse): ` +
       `${THREADS} threads, fresh batches ${rate(median(s.cached.fresh), freshN)} rollouts/s (off: ${rate(rN, freshN)}; ${x(rN / median(s.cached.fresh))}), ` +
       `the same batch again ${rate(median(s.cached.warm), n)} rollouts/s (every program kept: off ${rate(median(s.many.warm), n)}). ` +
       `Over the run ${hits} of ${hits + misses} program lookups were hits (within a batch identical completions are scored once anyway; these are programs seen in an earlier batch); ` +
@@ -670,6 +690,13 @@ for (const s of suites) {
       `What the estimate stands for (one cache of the ${s.cacheHeap.entries} distinct programs of all ${s.batches.length} batches, program-cache-heap.mjs): ` +
       `estimate ${(s.cacheHeap.estimateBytes / 2 ** 20).toFixed(2)} MiB, V8 heap growth ${(s.cacheHeap.heapBytes / 2 ** 20).toFixed(2)} MiB ` +
       `(${(s.cacheHeap.heapBytes / s.cacheHeap.estimateBytes).toFixed(2)}× the estimate).`,
+  );
+  const memo = s.memoized.scoreMemo;
+  out(
+    `Score memo (\`pool.scoreMemoEntries\`, on by default, used where norm(M) is not wanted: \`minedit score --no-exec\`; scores keyed by task, config and the program's SHA-256): ` +
+      `${THREADS} threads, fresh batches ${rate(median(s.memoized.fresh), freshN)} rollouts/s (off: ${rate(rN, freshN)}), ` +
+      `the same batch again ${rate(median(s.memoized.warm), n)} rollouts/s. Over the run ${memo.hits} of ${memo.hits + memo.misses} programs (C and G themselves are never looked up) were scored before for their task; ` +
+      `${memo.entries} scores kept (bound ${SCORE_MEMO_ENTRIES} per worker); process RSS at the end ${(s.memoized.rssBytes / 2 ** 20).toFixed(0)} MiB.`,
   );
   out(
     `Correctness: every rollout of every batch each baseline scored (${s.batches.length} batches, ${s.batches.length * n} rollouts) — verdicts, d(M,C), d(G,C) — equals minedit's exactly.`,

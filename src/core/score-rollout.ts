@@ -105,19 +105,41 @@ export function scoreCompletion(
   programs?: AnalyzedProgramCache,
 ): RolloutScore {
   const extracted = extractProgram(completion, config.endOfTurnMarkers);
-  if (extracted.kind === "no_code") {
-    return failure("NO_CODE", "the completion contains no code", config);
-  }
+  if (extracted.kind === "no_code") return noCodeScore(config);
+  return scoreProgram(task, extracted.program, config, executionVerdict, programs);
+}
+
+/** The score of a completion that contains no code (SPEC §2.2): the same for every such completion. */
+export function noCodeScore(config: RewardConfig): RolloutScore {
+  return failure("NO_CODE", "the completion contains no code", config);
+}
+
+/** Whether `program` is the task's C or G, word for word: its score then costs no analysis. */
+export function isKnownProgram(task: PreparedTask, program: string): boolean {
+  return program === task.known[0].source || program === task.known[1].source;
+}
+
+/**
+ * Scores the program extracted from a completion (SPEC §2.2) — all a score depends on besides the task,
+ * the reward config and the verdict, so a caller may key a memo of scores by the program.
+ */
+export function scoreProgram(
+  task: PreparedTask,
+  program: string,
+  config: RewardConfig,
+  executionVerdict: Verdict = "PASSED",
+  programs?: AnalyzedProgramCache,
+): RolloutScore {
   const [corrupted, gold] = task.known;
   let model: AnalyzedProgram;
-  if (extracted.program === corrupted.source) model = corrupted.analyzed;
-  else if (extracted.program === gold.source) model = gold.analyzed;
+  if (program === corrupted.source) model = corrupted.analyzed;
+  else if (program === gold.source) model = gold.analyzed;
   else {
     try {
       model =
         programs === undefined
-          ? analyzeProgram(extracted.program, task.scope, "sonar", [corrupted.analyzed, gold.analyzed])
-          : programs.analyzeProgram(extracted.program, task.scope, isProgramError);
+          ? analyzeProgram(program, task.scope, "sonar", [corrupted.analyzed, gold.analyzed])
+          : programs.analyzeProgram(program, task.scope, isProgramError);
     } catch (error) {
       if (isProgramError(error)) return failure("UNPARSABLE", error.message, config);
       throw error;

@@ -136,6 +136,7 @@ export async function runExportJob(job: ExportJob, io: StdIo): Promise<ExportOut
   };
   const pool = new MetricsPool(settings.config.pool.threads, {
     programCacheBytes: settings.config.pool.programCacheBytes,
+    scoreMemoEntries: settings.config.pool.scoreMemoEntries,
   });
   let result: Awaited<ReturnType<typeof runExport>>;
   try {

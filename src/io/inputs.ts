@@ -11,6 +11,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import type { AsyncBuffer } from "hyparquet";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from "hyparquet";
+import { completeLinesEnd, jsonlLinesOf, type NumberedLine } from "../core/jsonl-text.js";
 import { parseJsonObject } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 
@@ -78,53 +79,103 @@ export async function openInput(path: string, stdin: Readable, what: string): Pr
 }
 
 /**
- * Non-blank lines of a JSONL stream with their 1-based physical line numbers; read lazily, a chunk at a
- * time. A line ends at `\n`, `\r\n` or a lone `\r` (as Node's readline splits them, which this replaces:
- * its per-line events cost as much as parsing the line), a UTF-8 BOM at the start is dropped, and blank
- * lines are skipped but counted.
+ * Non-blank lines of a JSONL stream with their 1-based physical line numbers (core/jsonl-text.ts: `\n`,
+ * `\r\n` and a lone `\r` end a line, a BOM is dropped, blank lines are skipped but counted); read lazily,
+ * a chunk at a time.
  */
-export async function* jsonlLines(stream: Readable): AsyncGenerator<{ line: number; text: string }> {
+export async function* jsonlLines(stream: Readable): AsyncGenerator<NumberedLine> {
   const decoder = new StringDecoder("utf8");
-  let line = 0;
+  let line = 1;
   let rest = "";
-  /** The previous chunk ended with `\r`: a `\n` starting this one belongs to that line break. */
-  let afterCr = false;
-  const lines: { line: number; text: string }[] = [];
-  const take = (raw: string) => {
-    line += 1;
-    const text = line === 1 && raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
-    if (text.trim() !== "") lines.push({ line, text });
-  };
+  const lines: NumberedLine[] = [];
   for await (const chunk of stream) {
-    let text = rest + (typeof chunk === "string" ? chunk : decoder.write(chunk as Buffer));
-    if (afterCr && text.charCodeAt(0) === 10) text = text.slice(1);
-    afterCr = false;
-    let start = 0;
-    if (text.indexOf("\r") < 0) {
-      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
-        take(text.slice(start, end));
-        start = end + 1;
-      }
-    } else {
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 10 && c !== 13) continue;
-        take(text.slice(start, i));
-        if (c === 13) {
-          if (i + 1 === text.length) afterCr = true;
-          else if (text.charCodeAt(i + 1) === 10) i += 1;
-        }
-        start = i + 1;
-      }
-    }
-    rest = text.slice(start);
+    const text = rest + (typeof chunk === "string" ? chunk : decoder.write(chunk as Buffer));
+    const end = completeLinesEnd(text);
+    line = jsonlLinesOf(text.slice(0, end), line, lines);
+    rest = text.slice(end);
     yield* lines;
     lines.length = 0;
   }
-  rest += decoder.end();
-  if (afterCr && rest.charCodeAt(0) === 10) rest = rest.slice(1);
-  if (rest !== "") take(rest);
+  jsonlLinesOf(rest + decoder.end(), line, lines);
   yield* lines;
+}
+
+/** A batch of a JSONL stream's bytes: whole lines, the first of them line `firstLine` of the stream. */
+export type JsonlBatch = { bytes: Uint8Array; firstLine: number };
+
+/** Beyond this many bytes a batch is cut at the next line end, however few lines it has. */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The bytes of a JSONL stream in batches of whole lines, at least `linesPerBatch` lines each (but the
+ * last, or when they exceed 16 MiB), undecoded: for a reader that hands them to another thread to decode and read (`minedit score
+ * --no-exec`), so that this thread only looks for line ends. A batch is cut after the last `\n` of the
+ * chunk that completes it. Each batch is a fresh buffer of its own, so it can be transferred, and knows
+ * the number of its first line, counted as {@link jsonlLines} counts them.
+ */
+export async function* jsonlByteBatches(stream: Readable, linesPerBatch: number): AsyncGenerator<JsonlBatch> {
+  let pending: Uint8Array[] = [];
+  let size = 0;
+  let newlines = 0;
+  let line = 1;
+  /** The pending bytes up to `end` of the last pending chunk as one batch; the rest stays pending. */
+  const cut = (end: number): JsonlBatch => {
+    const last = pending[pending.length - 1] as Uint8Array;
+    const bytes = new Uint8Array(size - (last.length - end));
+    let at = 0;
+    for (const chunk of pending.slice(0, -1)) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    bytes.set(last.subarray(0, end), at);
+    const batch = { bytes, firstLine: line };
+    line += lineEnds(bytes);
+    pending = end < last.length ? [last.subarray(end)] : [];
+    size -= bytes.length;
+    newlines = 0;
+    return batch;
+  };
+  for await (const data of stream) {
+    const chunk: Uint8Array = typeof data === "string" ? Buffer.from(data) : (data as Buffer);
+    pending.push(chunk);
+    size += chunk.length;
+    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) newlines += 1;
+    if (newlines >= linesPerBatch) {
+      yield cut(chunk.lastIndexOf(10) + 1);
+    } else if (size > MAX_BATCH_BYTES) {
+      // Long lines, or lines ended by a lone `\r` only (old Mac files): cut after the chunk's last line end.
+      const end = Math.max(chunk.lastIndexOf(10) + 1, lastLoneCrEnd(chunk));
+      if (end > 0) yield cut(end);
+    }
+  }
+  if (size > 0) {
+    pending.push(new Uint8Array(0));
+    yield cut(0);
+  }
+}
+
+/** How many lines end in `bytes` (`\n`, `\r\n`, lone `\r`), a `\r` at the very end counted as one. */
+function lineEnds(bytes: Uint8Array): number {
+  let count = 0;
+  if (bytes.indexOf(13) < 0) {
+    for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) count += 1;
+    return count;
+  }
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === 10) count += 1;
+    else if (c === 13) {
+      count += 1;
+      if (bytes[i + 1] === 10) i += 1;
+    }
+  }
+  return count;
+}
+
+/** The offset after the last `\r` of `bytes` that surely ends a line (a byte other than `\n` follows), or 0. */
+function lastLoneCrEnd(bytes: Uint8Array): number {
+  for (let i = bytes.length - 2; i >= 0; i--) if (bytes[i] === 13 && bytes[i + 1] !== 10) return i + 1;
+  return 0;
 }
 
 /** One row of a source: the object, or why the row could not be read as one. */

@@ -52,7 +52,10 @@ export async function startScoringEngine(
     unavailable: runtimeProblem(config.sandbox),
     log,
   });
-  const pool = new MetricsPool(config.pool.threads, { programCacheBytes: config.pool.programCacheBytes });
+  const pool = new MetricsPool(config.pool.threads, {
+    programCacheBytes: config.pool.programCacheBytes,
+    scoreMemoEntries: config.pool.scoreMemoEntries,
+  });
   let sandbox: Sandbox | null = null;
   try {
     await checkTasks(pool, tasks, config);

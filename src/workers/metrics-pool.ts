@@ -11,9 +11,20 @@ import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import type { RewardConfig } from "../config.js";
 import type { AnalyzedProgramCacheStats } from "../core/analyzed-program-cache.js";
+import type { TaskLookup } from "../core/rollout-row.js";
+import type { ScoreMemoStats } from "../core/score-memo.js";
 import type { RolloutScore } from "../core/score-rollout.js";
 import { ErrorCode, MineditError } from "../errors.js";
-import type { MetricsJob, MetricsJobResult, MetricsWorkerData, WorkerCacheStats } from "./metrics-worker.js";
+import type {
+  MetricsJob,
+  MetricsJobResult,
+  MetricsWorkerData,
+  RowsJob,
+  RowsJobResult,
+  RowsOutcome,
+  WorkerCacheStats,
+  WorkerMemoStats,
+} from "./metrics-worker.js";
 
 /** One rollout to score offline: its task's programs, the raw completion and the reward config. */
 export type MetricsRequest = { corrupted: string; gold: string; completion: string; config: RewardConfig };
@@ -73,15 +84,33 @@ function configKeyOf(config: RewardConfig): string {
 type Group = { job: MetricsJob; completionIndex: Map<string, number>; outcome: MetricsJobResult | null };
 
 export class MetricsPool {
-  private readonly pool: Piscina<MetricsJob, MetricsJobResult>;
+  private readonly pool: Piscina<MetricsJob | RowsJob, MetricsJobResult | RowsJobResult>;
   private readonly programCacheBytes: number;
-  /** Each worker thread's cache, as its latest job reported it. */
+  private readonly scoreMemoEntries: number;
+  /** Each worker thread's program cache and score memo, as its latest job reported them. */
   private readonly caches = new Map<number, WorkerCacheStats>();
+  private readonly memos = new Map<number, WorkerMemoStats>();
 
-  /** `threads` workers, each keeping `options.programCacheBytes` of analyzed programs (default 32 MiB). */
-  constructor(threads: number, options: { programCacheBytes?: number } = {}) {
+  /**
+   * `threads` workers, each keeping `options.programCacheBytes` of analyzed programs (default 32 MiB) and
+   * `options.scoreMemoEntries` scores (default 131,072). `options.tasks`: the task file that
+   * {@link scoreRows}' `task_id` rows name (copied into each worker).
+   */
+  constructor(
+    threads: number,
+    options: {
+      programCacheBytes?: number;
+      scoreMemoEntries?: number;
+      tasks?: TaskLookup<{ corrupted: string; gold: string }>;
+    } = {},
+  ) {
     this.programCacheBytes = options.programCacheBytes ?? 32 * 1024 * 1024;
-    const workerData: MetricsWorkerData = { programCacheBytes: this.programCacheBytes };
+    this.scoreMemoEntries = options.scoreMemoEntries ?? 131_072;
+    const workerData: MetricsWorkerData = {
+      programCacheBytes: this.programCacheBytes,
+      scoreMemoEntries: this.scoreMemoEntries,
+      tasks: options.tasks ?? null,
+    };
     this.pool = new Piscina({
       filename: workerFile(),
       minThreads: threads,
@@ -105,6 +134,26 @@ export class MetricsPool {
       total.misses += c.misses;
     }
     return total;
+  }
+
+  /** The score memos of all workers: entries, hits and misses so far, and the bound of each. */
+  scoreMemo(): ScoreMemoStats & { maxEntriesPerThread: number } {
+    const total = { entries: 0, hits: 0, misses: 0, maxEntriesPerThread: this.scoreMemoEntries };
+    for (const m of this.memos.values()) {
+      total.entries += m.entries;
+      total.hits += m.hits;
+      total.misses += m.misses;
+    }
+    return total;
+  }
+
+  /** Keeps the latest cache and memo figures of the thread that ran a job. */
+  private noteCaches(value: {
+    programCache: WorkerCacheStats | null;
+    scoreMemo: WorkerMemoStats | null;
+  }): void {
+    if (value.programCache !== null) this.caches.set(value.programCache.threadId, value.programCache);
+    if (value.scoreMemo !== null) this.memos.set(value.scoreMemo.threadId, value.scoreMemo);
   }
 
   /**
@@ -160,10 +209,8 @@ export class MetricsPool {
     });
     await Promise.all(
       groups.map(async (group) => {
-        const outcome = await this.pool.run(group.job);
-        if (outcome.ok && outcome.value.programCache !== null) {
-          this.caches.set(outcome.value.programCache.threadId, outcome.value.programCache);
-        }
+        const outcome = (await this.pool.run(group.job)) as MetricsJobResult;
+        if (outcome.ok) this.noteCaches(outcome.value);
         group.outcome = outcome;
       }),
     );
@@ -178,6 +225,25 @@ export class MetricsPool {
       }
       return { ok: true, score: outcome.value.scores[slot.completion] as RolloutScore };
     });
+  }
+
+  /**
+   * `minedit score --no-exec` on a batch of whole lines of a rollout file (io/inputs.ts
+   * `jsonlByteBatches`): decoded, read, scored and written in one worker (metrics-worker.ts `scoreRows`),
+   * so the caller only moves bytes. The batch's buffer is transferred: the caller must not use it again,
+   * and it must own the whole buffer. Rejects only on an internal fault.
+   */
+  async scoreRows(
+    batch: { bytes: Uint8Array; firstLine: number },
+    config: RewardConfig,
+  ): Promise<RowsOutcome> {
+    const job: RowsJob = { bytes: batch.bytes, firstLine: batch.firstLine, config };
+    // Moved, not copied: the caller gives up the batch's buffer.
+    const transferList = [batch.bytes.buffer as ArrayBuffer];
+    const outcome = (await this.pool.run(job, { name: "scoreRows", transferList })) as RowsJobResult;
+    if (!outcome.ok) throw new MineditError(ErrorCode.Internal, `metrics worker failed: ${outcome.message}`);
+    this.noteCaches(outcome.value);
+    return outcome.value;
   }
 
   async close(): Promise<void> {

@@ -1,20 +1,33 @@
 /**
- * Piscina entry: scores the rollouts of one task group off the main thread. Validates nothing beyond
- * shape (the pool builds the job), calls the pure core, and returns a plain `{ ok, value | code, message }`
+ * Piscina entry: scores the rollouts of one task group off the main thread (the default export), or a
+ * whole batch of lines of a rollout file for `minedit score --no-exec` (`scoreRows`: reading, validating
+ * and writing the rows here too, so that the main thread only moves text). Validates nothing beyond shape
+ * (the pool builds the job), calls the pure core, and returns a plain `{ ok, value | code, message }`
  * because structured clone drops error subclasses (STYLE.md).
  */
+import { createHash } from "node:crypto";
 import { threadId } from "node:worker_threads";
 import { workerData } from "piscina";
 import type { RewardConfig } from "../config.js";
 import { AnalyzedProgramCache, type AnalyzedProgramCacheStats } from "../core/analyzed-program-cache.js";
+import { extractProgram } from "../core/extract-program.js";
+import { jsonlLinesOfBytes, type NumberedLine } from "../core/jsonl-text.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
+import type { Verdict } from "../core/reward.js";
+import { lookupTask, outputLine, parseRolloutFields, type TaskLookup } from "../core/rollout-row.js";
+import { ScoreMemo, type ScoreMemoStats } from "../core/score-memo.js";
 import {
   InvalidTaskProgram,
+  isKnownProgram,
+  noCodeScore,
   type PreparedTask,
   prepareTask,
   type RolloutScore,
   scoreCompletion,
+  scoreProgram,
 } from "../core/score-rollout.js";
+import { parseJsonObject } from "../core/task-file.js";
+import { isMineditError } from "../errors.js";
 
 export type MetricsJob = {
   corrupted: string;
@@ -30,27 +43,126 @@ export type MetricsJob = {
 };
 
 /** What the pool passes every worker (Piscina's `workerData`). */
-export type MetricsWorkerData = { programCacheBytes: number };
+export type MetricsWorkerData = {
+  programCacheBytes: number;
+  /** The bound of the worker's score memo (core/score-memo.ts); 0: off. */
+  scoreMemoEntries: number;
+  /** The task file `task_id` rows of {@link RowsJob} refer to (`minedit score --tasks`), if any. */
+  tasks: TaskLookup<{ corrupted: string; gold: string }> | null;
+};
+
+/**
+ * Whole lines of a rollout file (`minedit score --no-exec`), as undecoded UTF-8 (transferred, not copied),
+ * the first of them line `firstLine` of the file.
+ */
+export type RowsJob = { bytes: Uint8Array; firstLine: number; config: RewardConfig };
+
+/** What a {@link RowsJob} gave: the output lines, the rows that could not be scored, and counts. */
+export type RowsOutcome = {
+  /** One JSON line per scored row, in row order (core/rollout-row.ts `outputLine`). */
+  output: string;
+  /** Rows that could not be scored, in row order, with the reason for `FILE:LINE: reason`. */
+  bad: { line: number; reason: string }[];
+  scored: number;
+  verdicts: Partial<Record<Verdict, number>>;
+  rewardSum: number;
+  rewardCount: number;
+  programCache: WorkerCacheStats | null;
+  scoreMemo: WorkerMemoStats | null;
+};
+
+export type RowsJobResult =
+  | { ok: true; value: RowsOutcome }
+  | { ok: false; code: "internal"; message: string };
 
 /** This worker's program cache after a job: the pool keeps the latest of each thread. */
 export type WorkerCacheStats = AnalyzedProgramCacheStats & { threadId: number };
 
+/** This worker's score memo after a job, likewise. */
+export type WorkerMemoStats = ScoreMemoStats & { threadId: number };
+
 export type MetricsJobResult =
-  | { ok: true; value: { scores: RolloutScore[]; programCache: WorkerCacheStats | null } }
+  | {
+      ok: true;
+      value: {
+        scores: RolloutScore[];
+        programCache: WorkerCacheStats | null;
+        scoreMemo: WorkerMemoStats | null;
+      };
+    }
   | { ok: false; code: "invalid_task"; message: string; which: "corrupted" | "gold" }
   | { ok: false; code: "internal"; message: string };
 
 await loadPythonGrammar();
 
-const { programCacheBytes } = workerData as MetricsWorkerData;
+const { programCacheBytes, scoreMemoEntries, tasks } = workerData as MetricsWorkerData;
 /** Completions' programs across calls (pool.programCacheBytes; null when 0). */
 const programs = programCacheBytes > 0 ? new AnalyzedProgramCache(programCacheBytes) : null;
+/** Completions' scores across calls that want no norm(M) (pool.scoreMemoEntries; null when 0). */
+const memo = scoreMemoEntries > 0 ? new ScoreMemo<RolloutScore>(scoreMemoEntries) : null;
 
 /** Prepared tasks of recent batches: a GRPO run scores the same tasks again and again. */
 const PREPARED_CACHE_LIMIT = 2048;
 const prepared = new Map<string, PreparedTask>();
+/**
+ * A serial number for each prepared task and each reward config, the parts of a memo key that stand for
+ * them: a task prepared again (after leaving the cache) gets a new one, so no key outlives what it named.
+ */
+const taskSerials = new WeakMap<PreparedTask, number>();
+const configSerials = new Map<string, number>();
+let serials = 0;
 
-function preparedTask(job: MetricsJob): PreparedTask {
+function configSerial(config: RewardConfig): number {
+  const key = JSON.stringify(config);
+  let serial = configSerials.get(key);
+  if (serial === undefined) {
+    serial = serials++;
+    configSerials.set(key, serial);
+  }
+  return serial;
+}
+
+/**
+ * A completion's score without norm(M), from the memo when this worker scored the same program (the
+ * completion's extracted code) before for the same task and config (`config` is `configSerial(job.config)`).
+ * Keyed by the program, not the completion: the same code under different prose costs one analysis. With
+ * the memo on, the program cache is not consulted: the memo answers every program it would.
+ */
+function scoreWithoutNormalized(
+  task: PreparedTask,
+  completion: string,
+  job: { config: RewardConfig },
+  config: number,
+): RolloutScore {
+  if (memo === null) {
+    return {
+      ...scoreCompletion(task, completion, job.config, "PASSED", programs ?? undefined),
+      normalizedProgram: null,
+    };
+  }
+  const extracted = extractProgram(completion, job.config.endOfTurnMarkers);
+  if (extracted.kind === "no_code") return noCodeScore(job.config);
+  // C and G themselves are scored without analysis: keeping them in the memo would only take its room.
+  if (isKnownProgram(task, extracted.program)) {
+    return { ...scoreProgram(task, extracted.program, job.config), normalizedProgram: null };
+  }
+  const digest = createHash("sha256").update(extracted.program).digest("base64");
+  const key = `${taskSerials.get(task)}.${config}.${digest}`;
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const score = { ...scoreProgram(task, extracted.program, job.config), normalizedProgram: null };
+  memo.set(key, score);
+  return score;
+}
+
+function cacheStats(): { programCache: WorkerCacheStats | null; scoreMemo: WorkerMemoStats | null } {
+  return {
+    programCache: programs === null ? null : { ...programs.stats(), threadId },
+    scoreMemo: memo === null ? null : { ...memo.stats(), threadId },
+  };
+}
+
+function preparedTask(job: Pick<MetricsJob, "corrupted" | "gold" | "config">): PreparedTask {
   const key = `${job.config.scope}\u0000${job.corrupted}\u0000${job.gold}`;
   const cached = prepared.get(key);
   if (cached !== undefined) {
@@ -60,6 +172,7 @@ function preparedTask(job: MetricsJob): PreparedTask {
     return cached;
   }
   const task = prepareTask(job.corrupted, job.gold, job.config.scope);
+  taskSerials.set(task, serials++);
   prepared.set(key, task);
   if (prepared.size > PREPARED_CACHE_LIMIT) {
     const oldest = prepared.keys().next().value;
@@ -71,16 +184,138 @@ function preparedTask(job: MetricsJob): PreparedTask {
 export default function scoreGroup(job: MetricsJob): MetricsJobResult {
   try {
     const task = preparedTask(job);
-    const scores = job.completions.map((c) => {
-      const score = scoreCompletion(task, c, job.config, "PASSED", programs ?? undefined);
-      return job.normalizedPrograms ? score : { ...score, normalizedProgram: null };
-    });
-    const programCache = programs === null ? null : { ...programs.stats(), threadId };
-    return { ok: true, value: { scores, programCache } };
+    const config = configSerial(job.config);
+    const scores = job.completions.map((c) =>
+      job.normalizedPrograms
+        ? scoreCompletion(task, c, job.config, "PASSED", programs ?? undefined)
+        : scoreWithoutNormalized(task, c, job, config),
+    );
+    return { ok: true, value: { scores, ...cacheStats() } };
   } catch (error) {
     if (error instanceof InvalidTaskProgram) {
       return { ok: false, code: "invalid_task", message: error.message, which: error.which };
     }
+    return {
+      ok: false,
+      code: "internal",
+      message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    };
+  }
+}
+
+/** One row of a {@link RowsJob}: why it cannot be scored, or its fields and where its score will be. */
+type RowItem =
+  | { line: number; bad: string }
+  | { line: number; fields: ReturnType<typeof parseRolloutFields>; group: RowGroup; slot: number };
+
+/** The rows of one task in a {@link RowsJob}: its distinct completions, their scores once computed. */
+type RowGroup = {
+  corrupted: string;
+  gold: string;
+  /** How messages name the task: its task-file label, or null for an inline task. */
+  label: string | null;
+  completions: Map<string, number>;
+  scores: RolloutScore[];
+  /** Why the task cannot be scored (its C or G is not Python), once known. */
+  invalid: string | null;
+};
+
+/**
+ * `minedit score --no-exec` on a batch of lines: decoded and split as the main thread would
+ * (core/jsonl-text.ts), each line read as a rollout row (core/rollout-row.ts),
+ * its task found, identical completions of a task scored once, and the output lines written, all in
+ * row order — what the CLI's main thread did row by row before, so that it now only moves text.
+ */
+export function scoreRows(job: RowsJob): RowsJobResult {
+  try {
+    const items: RowItem[] = [];
+    const groups = new Map<string, Map<string, RowGroup>>();
+    const config = configSerial(job.config);
+    const rows: NumberedLine[] = [];
+    jsonlLinesOfBytes(job.bytes, job.firstLine, rows);
+    for (const { line, text } of rows) {
+      let fields: ReturnType<typeof parseRolloutFields>;
+      try {
+        fields = parseRolloutFields(parseJsonObject(text), false);
+      } catch (error) {
+        if (!isMineditError(error)) throw error;
+        items.push({ line, bad: error.rawMessage });
+        continue;
+      }
+      let task: { corrupted: string; gold: string };
+      let label: string | null = null;
+      if (fields.inline !== undefined) {
+        task = fields.inline;
+      } else {
+        const found = lookupTask(fields.taskId as string | number, tasks ?? undefined);
+        if (typeof found === "string") {
+          items.push({ line, bad: found });
+          continue;
+        }
+        task = found.task;
+        label = found.label;
+      }
+      let byGold = groups.get(task.corrupted);
+      if (byGold === undefined) {
+        byGold = new Map();
+        groups.set(task.corrupted, byGold);
+      }
+      let group = byGold.get(task.gold);
+      if (group === undefined) {
+        group = { ...task, label, completions: new Map(), scores: [], invalid: null };
+        byGold.set(task.gold, group);
+      }
+      let slot = group.completions.get(fields.completion);
+      if (slot === undefined) {
+        slot = group.completions.size;
+        group.completions.set(fields.completion, slot);
+      }
+      items.push({ line, fields, group, slot });
+    }
+    for (const byGold of groups.values()) {
+      for (const group of byGold.values()) {
+        let task: PreparedTask;
+        try {
+          task = preparedTask({ corrupted: group.corrupted, gold: group.gold, config: job.config });
+        } catch (error) {
+          if (!(error instanceof InvalidTaskProgram)) throw error;
+          group.invalid = `${group.label ?? "inline task"}: ${error.message}`;
+          continue;
+        }
+        for (const completion of group.completions.keys()) {
+          group.scores.push(scoreWithoutNormalized(task, completion, job, config));
+        }
+      }
+    }
+    const outcome: RowsOutcome = {
+      output: "",
+      bad: [],
+      scored: 0,
+      verdicts: {},
+      rewardSum: 0,
+      rewardCount: 0,
+      ...cacheStats(),
+    };
+    for (const item of items) {
+      if ("bad" in item) {
+        outcome.bad.push({ line: item.line, reason: item.bad });
+        continue;
+      }
+      if (item.group.invalid !== null) {
+        outcome.bad.push({ line: item.line, reason: item.group.invalid });
+        continue;
+      }
+      const score = item.group.scores[item.slot] as RolloutScore;
+      outcome.output += outputLine(item.fields, score);
+      outcome.scored += 1;
+      outcome.verdicts[score.verdict] = (outcome.verdicts[score.verdict] ?? 0) + 1;
+      if (score.reward !== null) {
+        outcome.rewardSum += score.reward;
+        outcome.rewardCount += 1;
+      }
+    }
+    return { ok: true, value: outcome };
+  } catch (error) {
     return {
       ok: false,
       code: "internal",

@@ -1,12 +1,14 @@
 /**
  * The piscina pool (real worker threads running the built worker): batch results equal the pure core's,
  * come back in request order, duplicates are fanned out, and a task with invalid Python is reported per
- * rollout instead of failing the batch; the workers' program caches answer programs seen in earlier calls.
+ * rollout instead of failing the batch; the workers' program caches and score memos answer programs seen in
+ * earlier calls; a batch of rollout-file lines is read, scored and written in a worker (`scoreRows`).
  */
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfig } from "../../src/config.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
+import { outputLine } from "../../src/core/rollout-row.js";
 import { prepareTask, scoreCompletion } from "../../src/core/score-rollout.js";
 import { MetricsPool, type MetricsRequest } from "../../src/workers/metrics-pool.js";
 
@@ -96,6 +98,94 @@ describe("MetricsPool", () => {
     } finally {
       await cached.close();
       await off.close();
+    }
+  });
+
+  test("the score memo (no norm(M) wanted) answers programs seen before for the same task and config", async () => {
+    const noNorm = { normalizedPrograms: false };
+    const memoized = new MetricsPool(1, { programCacheBytes: 0, scoreMemoEntries: 16 });
+    const off = new MetricsPool(1, { programCacheBytes: 0, scoreMemoEntries: 0 });
+    try {
+      const requests: MetricsRequest[] = completions.map((completion) => ({
+        corrupted,
+        gold,
+        completion,
+        config,
+      }));
+      const first = await memoized.score(requests, noNorm);
+      expect(first).toEqual(await off.score(requests, noNorm));
+      expect(first.every((r) => r.ok && r.score.normalizedProgram === null)).toBe(true);
+      // Looked up: the rewrite and the unparsable program. C and G are the task's own, "" has no code.
+      expect(memoized.scoreMemo()).toEqual({ entries: 2, hits: 0, misses: 2, maxEntriesPerThread: 16 });
+      // The same programs in other prose are the same programs: hits, and the very same scores.
+      const reworded = ["def f(xs):\n    return sum(xs)\n", "def f(xs:\n"].map((program) => ({
+        corrupted,
+        gold,
+        completion: `I rewrote it:\n\`\`\`py\n${program}\`\`\`\nDone.`,
+        config,
+      }));
+      const again = await memoized.score(reworded, noNorm);
+      expect(memoized.scoreMemo()).toMatchObject({ entries: 2, hits: 2, misses: 2 });
+      expect(again).toEqual([first[2], first[3]]);
+      // Another task or another reward config is another key: misses, and their own scores.
+      const other = gold.replace("total = 0", "total = 2");
+      const correctnessOnly = parseConfig({ reward: { variant: "correctness_only" } }).reward;
+      const elsewhere = [
+        { ...(reworded[0] as MetricsRequest), corrupted: other },
+        { ...(reworded[0] as MetricsRequest), config: correctnessOnly },
+      ];
+      const scores = await memoized.score(elsewhere, noNorm);
+      expect(memoized.scoreMemo()).toMatchObject({ entries: 4, hits: 2, misses: 4 });
+      expect(scores).toEqual(await off.score(elsewhere, noNorm));
+      expect(scores[1]).toMatchObject({ ok: true, score: { reward: 0.1 } });
+      expect(off.scoreMemo()).toEqual({ entries: 0, hits: 0, misses: 0, maxEntriesPerThread: 0 });
+      // Where norm(M) is wanted (the executing path), the memo is not used.
+      await memoized.score(requests);
+      expect(memoized.scoreMemo()).toMatchObject({ hits: 2, misses: 4 });
+    } finally {
+      await memoized.close();
+      await off.close();
+    }
+  });
+
+  test("scoreRows reads, scores and writes a batch of rollout-file lines, numbering them as the file does", async () => {
+    const rows = [
+      JSON.stringify({ id: "a", completion: completions[0], corrupted, gold }),
+      "",
+      JSON.stringify({ id: "b", completion: completions[2], task_id: "t" }),
+      "{not json",
+      JSON.stringify({ id: "c", completion: "x = 1\n", task_id: "missing" }),
+      JSON.stringify({ id: "d", completion: completions[2], corrupted, gold: "def broken(:\n" }),
+    ];
+    const bytes = new TextEncoder().encode(`${rows.join("\r\n")}\r\n`);
+    const entries = new Map([["t", { kind: "ok" as const, task: { corrupted, gold }, line: 1 }]]);
+    const rowsPool = new MetricsPool(1, { tasks: { name: "tasks.jsonl", entries } });
+    try {
+      const outcome = await rowsPool.scoreRows({ bytes, firstLine: 10 }, config);
+      // The batch was moved to the worker, not copied.
+      expect(bytes.byteLength).toBe(0);
+      const task = prepareTask(corrupted, gold, config.scope);
+      const expected = [
+        outputLine(
+          { id: "a", completion: "", inline: { corrupted, gold } },
+          scoreCompletion(task, completions[0] as string, config),
+        ),
+        outputLine(
+          { id: "b", completion: "", taskId: "t" },
+          scoreCompletion(task, completions[2] as string, config),
+        ),
+      ];
+      expect(outcome.output).toBe(expected.join(""));
+      expect(outcome.scored).toBe(2);
+      expect(outcome.bad.map((b) => b.line)).toEqual([13, 14, 15]);
+      expect(outcome.bad[0]?.reason).toMatch(/JSON/);
+      expect(outcome.bad[1]?.reason).toBe('unknown task_id "missing" (not in tasks.jsonl)');
+      expect(outcome.bad[2]?.reason).toMatch(
+        /^inline task: the task's gold program is not valid Python 3.11/,
+      );
+      expect(outcome.verdicts).toEqual({ PASSED: 2 });
+    } finally {
+      await rowsPool.close();
     }
   });
 

@@ -36,7 +36,11 @@ describe("parseConfig defaults", () => {
         endOfTurnMarkers: [...DEFAULT_END_OF_TURN_MARKERS],
         lint: { lambdaExec: 0.1, lambdaFix: 1.0, lambdaEdit: 0.25 },
       },
-      pool: { threads: availableParallelism(), programCacheBytes: 32 * 1024 * 1024 },
+      pool: {
+        threads: availableParallelism(),
+        programCacheBytes: 32 * 1024 * 1024,
+        scoreMemoEntries: 131_072,
+      },
       server: {
         host: "127.0.0.1",
         port: 50051,

@@ -11,7 +11,13 @@ import { extractProgram } from "../../src/core/extract-program.js";
 import { analyzeProgram, normalizeProgram } from "../../src/core/normalize.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { computeReward, excessEditDistance } from "../../src/core/reward.js";
-import { prepareTask, scoreCompletion } from "../../src/core/score-rollout.js";
+import {
+  isKnownProgram,
+  noCodeScore,
+  prepareTask,
+  scoreCompletion,
+  scoreProgram,
+} from "../../src/core/score-rollout.js";
 
 beforeAll(async () => {
   await loadPythonGrammar();
@@ -85,5 +91,27 @@ describe("scoreCompletion reuses C and G exactly", () => {
       gold.analyzed.tokens,
     );
     expect(analyzeProgram(reformatted, "program").tokens).not.toBe(gold.analyzed.tokens);
+  });
+});
+
+describe("scoreProgram: a score depends on the extracted program only", () => {
+  it("gives every completion the score of its program, so a memo may be keyed by the program", () => {
+    const config = parseConfig({}).reward;
+    const task = prepareTask(CORRUPTED, GOLD, "program");
+    for (const completion of [...Object.values(COMPLETIONS), "no code here", "<think>hm</think>"]) {
+      const extracted = extractProgram(completion, config.endOfTurnMarkers);
+      const expected =
+        extracted.kind === "no_code" ? noCodeScore(config) : scoreProgram(task, extracted.program, config);
+      expect(scoreCompletion(task, completion, config)).toEqual(expected);
+    }
+    expect(noCodeScore(config)).toMatchObject({ verdict: "NO_CODE", reward: -0.2, components: null });
+  });
+
+  it("knows C and G by their exact text only", () => {
+    const task = prepareTask(CORRUPTED, GOLD, "program");
+    expect(isKnownProgram(task, GOLD)).toBe(true);
+    expect(isKnownProgram(task, CORRUPTED)).toBe(true);
+    expect(isKnownProgram(task, `${GOLD}\n`)).toBe(false);
+    expect(isKnownProgram(task, COMPLETIONS["G reformatted (same norm)"])).toBe(false);
   });
 });

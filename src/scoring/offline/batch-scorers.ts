@@ -1,10 +1,10 @@
 /**
- * Scoring one batch of `minedit score` rows: with `--no-exec` the metrics pool alone, otherwise the
- * reward server's own {@link ExecutingRolloutScorer} (metrics in the pool, tests in the sandbox, identical
- * programs of a task run once).
+ * Scoring one batch of `minedit score` rows when executing: the reward server's own
+ * {@link ExecutingRolloutScorer} (metrics in the pool, tests in the sandbox, identical programs of a task
+ * run once). Without execution the workers read and score the rows themselves (score-file.ts).
  */
 import type { Config } from "../../config.js";
-import type { Verdict } from "../../core/reward.js";
+import type { RowScore } from "../../core/rollout-row.js";
 import type { MetricsPool, MetricsRequest } from "../../workers/metrics-pool.js";
 import type { RolloutInput } from "../rollout.js";
 import type { ExecutingRolloutScorer } from "../rollout-scorer.js";
@@ -12,15 +12,6 @@ import type { TaskTests } from "./rows.js";
 
 /** One rollout to score: its task's programs and tests (absent with `--no-exec`) and the completion. */
 export type Job = { corrupted: string; gold: string; completion: string; tests: TaskTests | undefined };
-
-/** What a scored row reports; `execution` is present when the tests were (or would have been) run. */
-export type RowScore = {
-  verdict: Verdict;
-  reward: number | null;
-  detail: string;
-  components: { dModel: number; dGold: number; excess: number; addedCc?: number } | null;
-  execution?: { testsPassed: number; testsTotal: number; cached: boolean };
-};
 
 /** A job's score, or why its task could not be scored (its C or G is not valid Python). */
 export type JobResult = { ok: true; score: RowScore } | { ok: false; message: string };
@@ -30,21 +21,6 @@ export type JobResult = { ok: true; score: RowScore } | { ok: false; message: st
  * progress bar (executions of a batch take long, and finish in any order).
  */
 export type BatchScorer = (jobs: Job[], onResult: () => void) => Promise<JobResult[]>;
-
-/** `--no-exec`: the metrics pool alone; a program that parses counts as passing. */
-export function metricsOnly(pool: MetricsPool, config: Config): BatchScorer {
-  return async (jobs, onResult) => {
-    const results = await pool.score(
-      jobs.map(({ corrupted, gold, completion }) => ({ corrupted, gold, completion, config: config.reward })),
-      // Nothing is executed, so norm(M), which keys executions, is not carried back from the workers.
-      { normalizedPrograms: false },
-    );
-    return results.map((result) => {
-      onResult();
-      return result.ok ? { ok: true, score: result.score } : { ok: false, message: result.message };
-    });
-  };
-}
 
 /**
  * Executing: the service's {@link ExecutingRolloutScorer} (metrics in the pool, tests in the sandbox,

@@ -1,11 +1,11 @@
 /**
- * The rows `minedit score` reads (SPEC §2): a rollout row — an id, the completion, and either a `task_id`
- * of the task file or the task inline — and the `tests` / `entry_point` fields of a task or inline row.
+ * The rows `minedit score` reads when it executes the tests (SPEC §2): a rollout row (core/rollout-row.ts)
+ * whose inline task also carries its `tests` / `entry_point`, and those fields of a task or inline row.
  * Every rejection is a MineditError `InvalidArgument` whose message names the field, for `FILE:LINE: reason`.
  *
  * Pure: no I/O.
  */
-import { IdSchema, ProgramSchema, requiredField } from "../../core/task-file.js";
+import { parseRolloutFields, type RolloutFields } from "../../core/rollout-row.js";
 import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
 import type { PythonTests } from "../../runners/python.js";
 import { parseStoredTask } from "../task-store.js";
@@ -50,46 +50,19 @@ export function parseTests(row: Record<string, unknown>): TaskTests | undefined 
   }
 }
 
-/** One row of the rollout file, validated. */
-export type RolloutRow = {
-  id: string | number;
-  completion: string;
-  /** Present when the row refers to a task of the task file. */
-  taskId?: string | number;
-  /** Present when the row carries its task inline; `tests` is present when executing. */
+/** One row of the rollout file, validated; an inline task carries its `tests` when executing. */
+export type RolloutRow = Omit<RolloutFields, "inline"> & {
   inline?: { corrupted: string; gold: string; tests?: TaskTests };
 };
-
-function invalidRow(message: string, field: string): MineditError {
-  return new MineditError(ErrorCode.InvalidArgument, message, { field });
-}
 
 /**
  * Validates one rollout row; throws `InvalidArgument` naming the field. When `execute`, an inline row
  * must carry its tests too, and a `task_id` row must not (they come from the task).
  */
 export function parseRolloutRow(row: Record<string, unknown>, execute: boolean): RolloutRow {
-  const id = requiredField(row, "id", IdSchema);
-  const completion = requiredField(row, "completion", ProgramSchema);
-  const hasInline = Object.hasOwn(row, "corrupted") || Object.hasOwn(row, "gold");
-  if (Object.hasOwn(row, "task_id")) {
-    if (hasInline) {
-      throw invalidRow('give either "task_id" or inline "corrupted" and "gold", not both', "task_id");
-    }
-    if (execute && (Object.hasOwn(row, "tests") || Object.hasOwn(row, "entry_point"))) {
-      throw invalidRow(
-        'give either "task_id" or inline "tests" and "entry_point", not both (a task_id row takes its ' +
-          "tests from the task file)",
-        "task_id",
-      );
-    }
-    return { id, completion, taskId: requiredField(row, "task_id", IdSchema) };
-  }
-  if (!hasInline) throw invalidRow('missing field "task_id" (or inline "corrupted" and "gold")', "task_id");
-  const corrupted = requiredField(row, "corrupted", ProgramSchema);
-  const gold = requiredField(row, "gold", ProgramSchema);
-  if (!execute) return { id, completion, inline: { corrupted, gold } };
+  const fields = parseRolloutFields(row, execute);
+  if (!execute || fields.inline === undefined) return fields;
   const tests = parseTests(row);
-  if (tests === undefined) throw invalidRow(NO_TESTS, "tests");
-  return { id, completion, inline: { corrupted, gold, tests } };
+  if (tests === undefined) throw new MineditError(ErrorCode.InvalidArgument, NO_TESTS, { field: "tests" });
+  return { ...fields, inline: { ...fields.inline, tests } };
 }

@@ -2,9 +2,12 @@
  * Offline scoring of a file of model completions with the edit-minimality reward (SPEC §2), as `minedit
  * score FILE.jsonl` runs it: open the inputs (and the sandbox), stream the rows in batches through the
  * metrics pool and, unless execution is off, the task's tests in the sandbox, write one JSON result per
- * scored row to stdout in input order, report bad rows as `FILE:LINE: reason`, and print a summary. The main thread only reads JSON
- * and writes JSON; every Python parse and every Levenshtein runs in the piscina workers, every test run
- * in the sandbox, both through the service's own {@link ExecutingRolloutScorer}.
+ * scored row to stdout in input order, report bad rows as `FILE:LINE: reason`, and print a summary. Every
+ * Python parse and every Levenshtein runs in the piscina workers, every test run in the sandbox, both
+ * through the service's own {@link ExecutingRolloutScorer}. With `--no-exec` the main thread only moves
+ * bytes: it cuts the input into batches of whole lines, undecoded, and a worker decodes, reads, scores and
+ * writes each batch (metrics-worker.ts `scoreRows`), so a million rows are not bound by one thread; when
+ * executing, it reads the rows itself to feed the sandbox.
  *
  * Decisions the issue leaves open, and why:
  * - A row that gives both `task_id` and inline `corrupted`/`gold` is a bad row: silently preferring one
@@ -27,18 +30,20 @@
 import { setMaxListeners } from "node:events";
 import type { Writable } from "node:stream";
 import type { Config } from "../../config.js";
-import { REWARD_DEFINITION_VERSION, VERDICTS, type Verdict } from "../../core/reward.js";
+import { VERDICTS, type Verdict } from "../../core/reward.js";
+import { outputLine, type RowScore } from "../../core/rollout-row.js";
 import { parseJsonObject } from "../../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
-import { type Input, jsonlLines, openInput } from "../../io/inputs.js";
+import { type Input, jsonlByteBatches, jsonlLines, openInput } from "../../io/inputs.js";
 import { Progress } from "../../io/progress.js";
 import type { StdIo } from "../../io/std-io.js";
 import { createConfiguredSandbox } from "../../sandbox/create.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { MetricsPool, type ProgramCacheStats } from "../../workers/metrics-pool.js";
+import type { RowsOutcome } from "../../workers/metrics-worker.js";
 import { ExecutingRolloutScorer } from "../rollout-scorer.js";
 import { TaskStore } from "../task-store.js";
-import { executing, type Job, type JobResult, metricsOnly, type RowScore } from "./batch-scorers.js";
+import { executing, type Job, type JobResult } from "./batch-scorers.js";
 import { errorMessage, parseRolloutRow, type RolloutRow } from "./rows.js";
 import { loadTasks, resolveTask, type TaskTable } from "./task-table.js";
 
@@ -49,9 +54,9 @@ import { loadTasks, resolveTask, type TaskTable } from "./task-table.js";
 const BATCH_ROWS = 512;
 
 /**
- * Batches submitted and not yet written, at most: with `--no-exec` enough to keep every worker busy
- * across batch boundaries (a batch's last group leaves the other workers idle until the next batch
- * arrives); when executing, two, so that one batch's tests queue behind the previous batch's only.
+ * Batches submitted and not yet written, at most: with `--no-exec` enough to keep every worker busy (a
+ * batch is one worker's job, and batches finish out of order); when executing, two, so that one batch's
+ * tests queue behind the previous batch's only.
  */
 const BATCHES_IN_FLIGHT = { metrics: 6, executing: 2 };
 
@@ -147,8 +152,95 @@ type Stats = {
   cached: number;
 };
 
+/** The workers' score memos together (metrics-pool.ts `scoreMemo`). */
+type ScoreMemoReport = ReturnType<MetricsPool["scoreMemo"]>;
+
 /** A submitted batch, for the progress estimate: its rows, how many are done, its span of input bytes. */
 type BatchProgress = { size: number; done: number; startBytes: number; endBytes: number };
+
+/**
+ * Batches scored concurrently and written strictly in the order they were read: reading goes on while
+ * up to `limit` batches wait, then waits for the oldest to be written.
+ */
+class InOrderWriter {
+  private previous: Promise<void> = Promise.resolve();
+  private readonly waiting: Promise<void>[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Queues `write(await scoring)` after the batches before it; returns once there is room for another. */
+  async add<T>(scoring: Promise<T>, write: (result: T) => Promise<void>): Promise<void> {
+    // Observed below, after the previous batch; this only stops a rejection meanwhile from counting as
+    // unhandled.
+    scoring.catch(() => {});
+    this.previous = this.previous.then(async () => write(await scoring));
+    this.previous.catch(() => {});
+    this.waiting.push(this.previous);
+    if (this.waiting.length >= this.limit) await this.waiting.shift();
+  }
+
+  /** Resolves when every batch is written; rejects with the first failure. */
+  finished(): Promise<void> {
+    return this.previous;
+  }
+}
+
+/** What both ways of reading a run share: where rows go, and how progress and bad rows are reported. */
+type RunContext = {
+  config: Config;
+  rollouts: Input;
+  tasks: TaskTable | undefined;
+  pool: MetricsPool;
+  stats: Stats;
+  io: StdIo;
+  report: (message: string) => void;
+  progress: ProgressTracker;
+  /** True once stdout is gone (`| head`) or failed: stop reading. */
+  stopped: () => boolean;
+  /** Writes scored rows' lines, waiting while stdout is full. */
+  write: (text: string) => Promise<void>;
+};
+
+/**
+ * Rows whose result is known and the input bytes behind them, for the progress bar: batches in flight
+ * count the rows done so far and a share of their bytes (rows are read ahead of the results).
+ */
+class ProgressTracker {
+  private readonly inFlight = new Set<BatchProgress>();
+  private emittedBytes = 0;
+  private readBytes = 0;
+
+  constructor(
+    private readonly progress: Progress,
+    private readonly stats: Stats,
+    private readonly knownSize: boolean,
+  ) {}
+
+  /** A batch read up to input byte `endBytes`, of `size` rows of which `done` are already known. */
+  start(size: number, done: number, endBytes: number): BatchProgress {
+    const state = { size, done, startBytes: this.readBytes, endBytes };
+    this.readBytes = endBytes;
+    this.inFlight.add(state);
+    return state;
+  }
+
+  /** The batch is written (its rows are in `stats`). */
+  finish(state: BatchProgress): void {
+    this.inFlight.delete(state);
+    this.emittedBytes = state.endBytes;
+    this.show();
+  }
+
+  show(): void {
+    let done = this.stats.scored + this.stats.bad;
+    let bytes = this.emittedBytes;
+    for (const batch of this.inFlight) {
+      done += batch.done;
+      bytes += batch.size > 0 ? ((batch.endBytes - batch.startBytes) * batch.done) / batch.size : 0;
+    }
+    this.progress.update(done, this.knownSize ? bytes : undefined);
+  }
+}
 
 /** Scores every row of an opened run; writes results to `io.stdout` and reports to `io.stderr`. */
 export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFileOutcome> {
@@ -188,138 +280,156 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
     executed: 0,
     cached: 0,
   };
-  const pool = new MetricsPool(config.pool.threads, { programCacheBytes: config.pool.programCacheBytes });
+  const pool = new MetricsPool(config.pool.threads, {
+    programCacheBytes: config.pool.programCacheBytes,
+    scoreMemoEntries: config.pool.scoreMemoEntries,
+    // The workers resolve the rows' task ids themselves when nothing is executed.
+    ...(tasks === undefined || execute ? {} : { tasks: { name: tasks.name, entries: tasks.entries } }),
+  });
+  const context: RunContext = {
+    config,
+    rollouts,
+    tasks,
+    pool,
+    stats,
+    io,
+    report,
+    progress: new ProgressTracker(progress, stats, rollouts.size !== undefined),
+    stopped: () => stdoutClosed,
+    write: async (text) => {
+      if (text !== "" && !stdoutClosed && !io.stdout.write(text)) await drained(io.stdout);
+    },
+  };
   let programCache: ProgramCacheStats | undefined;
+  let scoreMemo: ScoreMemoReport | undefined;
   try {
-    const scoreBatch =
-      sandbox === null
-        ? metricsOnly(pool, config)
-        : executing(
-            pool,
-            ExecutingRolloutScorer.fromConfig(config, {
-              pool,
-              sandbox,
-              // Every job is sent as an inline task, so the scorer's store stays empty.
-              tasks: TaskStore.fromTasks([]),
-            }),
-            config,
-            abort.signal,
-          );
-
-    // Progress: rows whose result is known, and the input bytes behind them, estimated from where the
-    // reader was when each batch was cut (rows are read up to two batches ahead of the results).
-    const inFlight = new Set<BatchProgress>();
-    let emittedBytes = 0;
-    let readBytes = 0;
-    const showProgress = () => {
-      let done = stats.scored + stats.bad;
-      let bytes = emittedBytes;
-      for (const batch of inFlight) {
-        done += batch.done;
-        bytes += batch.size > 0 ? ((batch.endBytes - batch.startBytes) * batch.done) / batch.size : 0;
-      }
-      progress.update(done, rollouts.size === undefined ? undefined : bytes);
-    };
-
-    let items: Item[] = [];
-    let jobs: Job[] = [];
-    let previous: Promise<void> = Promise.resolve();
-    /** Emissions of the batches in flight, oldest first. */
-    const writing: Promise<void>[] = [];
-    const inFlightLimit = execute ? BATCHES_IN_FLIGHT.executing : BATCHES_IN_FLIGHT.metrics;
-
-    const emit = async (batch: Item[], results: JobResult[], state: BatchProgress) => {
-      let out = "";
-      for (const item of batch) {
-        if ("bad" in item) {
-          report(`${rollouts.name}:${item.line}: ${item.bad}`);
-          stats.bad += 1;
-          continue;
-        }
-        const result = results[item.job] as JobResult;
-        if (!result.ok) {
-          report(`${rollouts.name}:${item.line}: ${item.taskLabel ?? "inline task"}: ${result.message}`);
-          stats.bad += 1;
-          continue;
-        }
-        out += outputLine(item.row, result.score);
-        countScore(stats, result.score);
-      }
-      inFlight.delete(state);
-      emittedBytes = state.endBytes;
-      if (out !== "" && !stdoutClosed && !io.stdout.write(out)) await drained(io.stdout);
-      showProgress();
-    };
-
-    // Batch k is scored while the next batches are read (when executing, only batch k+1, whose tests
-    // queue behind batch k's); results are written strictly in batch order.
-    const submit = async () => {
-      const batch = items;
-      const endBytes = rollouts.bytesRead() ?? 0;
-      const state: BatchProgress = {
-        size: batch.length,
-        done: batch.length - jobs.length,
-        startBytes: readBytes,
-        endBytes,
-      };
-      readBytes = endBytes;
-      inFlight.add(state);
-      const onResult = () => {
-        state.done += 1;
-        showProgress();
-      };
-      const scoring = jobs.length > 0 ? scoreBatch(jobs, onResult) : Promise.resolve([]);
-      items = [];
-      jobs = [];
-      // Observed below, after the previous batch; this only stops a rejection meanwhile from counting
-      // as unhandled.
-      scoring.catch(() => {});
-      const before = previous;
-      previous = before.then(async () => emit(batch, await scoring, state));
-      previous.catch(() => {});
-      writing.push(previous);
-      // Reading goes on until this many batches wait; then it waits for the oldest to be written.
-      if (writing.length >= inFlightLimit) await writing.shift();
-    };
-
-    for await (const { line, text } of jsonlLines(rollouts.stream)) {
-      if (stdoutClosed) break;
-      let row: RolloutRow;
-      try {
-        row = parseRolloutRow(parseJsonObject(text), execute);
-      } catch (error) {
-        items.push({ line, bad: errorMessage(error) });
-        if (items.length >= BATCH_ROWS) await submit();
-        continue;
-      }
-      const task = resolveTask(row, tasks);
-      if (typeof task === "string") {
-        items.push({ line, bad: task });
-      } else {
-        const job = jobs.length;
-        jobs.push({
-          corrupted: task.corrupted,
-          gold: task.gold,
-          completion: row.completion,
-          tests: task.tests,
-        });
-        items.push({ line, row, job, taskLabel: task.label });
-      }
-      if (items.length >= BATCH_ROWS) await submit();
-    }
-    await submit();
-    await previous;
+    if (sandbox === null) await scoreInWorkers(context);
+    else await scoreExecuting(context, sandbox, abort.signal);
   } finally {
     io.stdout.off("error", onStdoutError);
     programCache = pool.programCache();
+    scoreMemo = pool.scoreMemo();
     await pool.close();
   }
 
   if (stdoutError !== undefined) throw stdoutError;
   progress.clear();
   const seconds = (performance.now() - started) / 1000;
-  io.stderr.write(summary(stats, tasks, config, execute, seconds, programCache));
+  io.stderr.write(summary(stats, tasks, config, execute, seconds, programCache, scoreMemo));
   return { badRows: stats.bad, badTaskRows: tasks?.bad ?? 0 };
+}
+
+/**
+ * `--no-exec`: the main thread cuts the input into batches of whole lines, undecoded, and a worker reads,
+ * scores and writes each (metrics-worker.ts `scoreRows`); here only the counts and the bad rows' reasons
+ * come back besides the output text.
+ */
+async function scoreInWorkers(context: RunContext): Promise<void> {
+  const { config, rollouts, pool, stats, report, progress } = context;
+  const writer = new InOrderWriter(BATCHES_IN_FLIGHT.metrics);
+  const write = async (outcome: RowsOutcome, state: BatchProgress) => {
+    for (const { line, reason } of outcome.bad) report(`${rollouts.name}:${line}: ${reason}`);
+    stats.bad += outcome.bad.length;
+    stats.scored += outcome.scored;
+    for (const [verdict, count] of Object.entries(outcome.verdicts) as [Verdict, number][]) {
+      stats.verdicts.set(verdict, (stats.verdicts.get(verdict) ?? 0) + count);
+    }
+    stats.rewardSum += outcome.rewardSum;
+    stats.rewardCount += outcome.rewardCount;
+    await context.write(outcome.output);
+    progress.finish(state);
+  };
+  let readBytes = 0;
+  for await (const batch of jsonlByteBatches(rollouts.stream, BATCH_ROWS)) {
+    if (context.stopped()) break;
+    // The batch's rows are counted when it is written: they are not split here.
+    readBytes += batch.bytes.length;
+    const state = progress.start(0, 0, readBytes);
+    await writer.add(pool.scoreRows(batch, config.reward), (outcome) => write(outcome, state));
+  }
+  await writer.finished();
+}
+
+/**
+ * Executing: the main thread reads the rows (it needs their tests) and the service's scorer runs each
+ * batch — metrics in the workers, tests in the sandbox — while the next batch is read: only one, whose
+ * tests queue behind this batch's.
+ */
+async function scoreExecuting(context: RunContext, sandbox: Sandbox, signal: AbortSignal): Promise<void> {
+  const { config, rollouts, tasks, pool, stats, report, progress } = context;
+  const scoreBatch = executing(
+    pool,
+    ExecutingRolloutScorer.fromConfig(config, {
+      pool,
+      sandbox,
+      // Every job is sent as an inline task, so the scorer's store stays empty.
+      tasks: TaskStore.fromTasks([]),
+    }),
+    config,
+    signal,
+  );
+  const writer = new InOrderWriter(BATCHES_IN_FLIGHT.executing);
+  const write = async (batch: Item[], results: JobResult[], state: BatchProgress) => {
+    let out = "";
+    for (const item of batch) {
+      if ("bad" in item) {
+        report(`${rollouts.name}:${item.line}: ${item.bad}`);
+        stats.bad += 1;
+        continue;
+      }
+      const result = results[item.job] as JobResult;
+      if (!result.ok) {
+        report(`${rollouts.name}:${item.line}: ${item.taskLabel ?? "inline task"}: ${result.message}`);
+        stats.bad += 1;
+        continue;
+      }
+      out += outputLine(item.row, result.score);
+      countScore(stats, result.score);
+    }
+    await context.write(out);
+    progress.finish(state);
+  };
+
+  let items: Item[] = [];
+  let jobs: Job[] = [];
+  const submit = async () => {
+    const batch = items;
+    const state = progress.start(batch.length, batch.length - jobs.length, rollouts.bytesRead() ?? 0);
+    const onResult = () => {
+      state.done += 1;
+      progress.show();
+    };
+    const scoring = jobs.length > 0 ? scoreBatch(jobs, onResult) : Promise.resolve([]);
+    items = [];
+    jobs = [];
+    await writer.add(scoring, (results) => write(batch, results, state));
+  };
+  for await (const { line, text } of jsonlLines(rollouts.stream)) {
+    if (context.stopped()) break;
+    let row: RolloutRow;
+    try {
+      row = parseRolloutRow(parseJsonObject(text), true);
+    } catch (error) {
+      items.push({ line, bad: errorMessage(error) });
+      if (items.length >= BATCH_ROWS) await submit();
+      continue;
+    }
+    const task = resolveTask(row, tasks);
+    if (typeof task === "string") {
+      items.push({ line, bad: task });
+    } else {
+      jobs.push({
+        corrupted: task.corrupted,
+        gold: task.gold,
+        completion: row.completion,
+        tests: task.tests,
+      });
+      items.push({ line, row, job: jobs.length - 1, taskLabel: task.label });
+    }
+    if (items.length >= BATCH_ROWS) await submit();
+  }
+  await submit();
+  await writer.finished();
 }
 
 /** Waits until a stream that refused a write can take more (or is gone: then there is no point waiting). */
@@ -336,29 +446,6 @@ function drained(stream: Writable): Promise<void> {
     stream.on("error", done);
   });
 }
-
-/**
- * One stdout row and its newline: the JSON of `{id, task_id?, reward, verdict, d_model, d_gold, excess,
- * added_cc, tests_passed?, tests_total?, cached?, detail, reward_version}`, keys in that order, each value
- * written by JSON.stringify (numbers as computed, no rounding) — built as text because this runs once per
- * row on the thread that also reads the input.
- */
-function outputLine(row: RolloutRow, score: RowScore): string {
-  const json = JSON.stringify;
-  const components = score.components;
-  let out = `{"id":${json(row.id)}`;
-  if (row.taskId !== undefined) out += `,"task_id":${json(row.taskId)}`;
-  out += `,"reward":${json(score.reward)},"verdict":${json(score.verdict)}`;
-  out += `,"d_model":${json(components?.dModel ?? null)},"d_gold":${json(components?.dGold ?? null)}`;
-  out += `,"excess":${json(components?.excess ?? null)},"added_cc":${json(components?.addedCc ?? null)}`;
-  if (score.execution !== undefined) {
-    const { testsPassed, testsTotal, cached } = score.execution;
-    out += `,"tests_passed":${json(testsPassed)},"tests_total":${json(testsTotal)},"cached":${json(cached)}`;
-  }
-  return `${out},"detail":${json(score.detail)},"reward_version":${REWARD_VERSION_JSON}}\n`;
-}
-
-const REWARD_VERSION_JSON = JSON.stringify(REWARD_DEFINITION_VERSION);
 
 /** Verdicts decided before any test runs: there is no program to run. */
 const NOT_RUN: ReadonlySet<Verdict> = new Set(["UNPARSABLE", "NO_CODE"]);
@@ -383,6 +470,7 @@ function summary(
   execute: boolean,
   seconds: number,
   programCache: ProgramCacheStats | undefined,
+  scoreMemo: ScoreMemoReport | undefined,
 ): string {
   const rate = seconds > 0 ? stats.scored / seconds : 0;
   const verdicts = VERDICTS.filter((v) => stats.verdicts.has(v))
@@ -399,11 +487,23 @@ function summary(
   if (tasks !== undefined) {
     lines.push(`  tasks: ${tasks.loaded} loaded from ${tasks.name}, ${tasks.bad} bad task rows`);
   }
-  if (programCache !== undefined && programCache.maxBytesPerThread > 0) {
+  // With --no-exec the score memo answers every program the cache would, so the cache goes unused.
+  if (
+    programCache !== undefined &&
+    programCache.maxBytesPerThread > 0 &&
+    programCache.hits + programCache.misses > 0
+  ) {
     const { hits, misses, entries, bytes, maxBytesPerThread } = programCache;
     lines.push(
       `  program cache: ${hits} of ${hits + misses} programs analyzed before (not parsed again); ` +
         `${entries} kept, ~${(bytes / MIB).toFixed(1)} MiB (at most ${(maxBytesPerThread / MIB).toFixed(0)} MiB per worker, pool.programCacheBytes)`,
+    );
+  }
+  if (!execute && scoreMemo !== undefined && scoreMemo.maxEntriesPerThread > 0) {
+    const { hits, misses, entries, maxEntriesPerThread } = scoreMemo;
+    lines.push(
+      `  score memo: ${hits} of ${hits + misses} programs scored before for their task (not analyzed again); ` +
+        `${entries} kept (at most ${maxEntriesPerThread} per worker, pool.scoreMemoEntries)`,
     );
   }
   if (!execute) {

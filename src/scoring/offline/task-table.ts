@@ -3,18 +3,16 @@
  * to — a task, a bad row (with its reason) or a duplicate (with every line defining it) — so a rollout
  * naming it can say exactly why it cannot be scored.
  */
-import { parseJsonObject, parseTaskRow, type TaskRow, taskIdOf, taskKey } from "../../core/task-file.js";
+import { lookupTask, type TaskEntry, type TaskLookup } from "../../core/rollout-row.js";
+import { parseJsonObject, parseTaskRow, taskIdOf, taskKey } from "../../core/task-file.js";
 import { ErrorCode, MineditError } from "../../errors.js";
 import { type Input, jsonlLines } from "../../io/inputs.js";
 import { errorMessage, NO_TESTS, parseTests, type RolloutRow, type TaskTests } from "./rows.js";
 
-/** What a task id in the task file resolved to. `tests` is present when executing. */
-type TaskEntry =
-  | { kind: "ok"; task: TaskRow; tests?: TaskTests; line: number }
-  | { kind: "bad"; line: number; reason: string }
-  | { kind: "duplicate"; lines: number[] };
+/** A task of the task file; `tests` is present when executing. */
+export type TableTask = { corrupted: string; gold: string; tests?: TaskTests };
 
-export type TaskTable = { name: string; entries: Map<string, TaskEntry>; loaded: number; bad: number };
+export type TaskTable = TaskLookup<TableTask> & { loaded: number; bad: number };
 
 /** Loads the task file; when `execute`, a task also needs valid `tests` (else it is a bad task row). */
 export async function loadTasks(
@@ -22,7 +20,7 @@ export async function loadTasks(
   report: (message: string) => void,
   execute: boolean,
 ): Promise<TaskTable> {
-  const entries = new Map<string, TaskEntry>();
+  const entries = new Map<string, TaskEntry<TableTask>>();
   let loaded = 0;
   let bad = 0;
   for await (const { line, text } of jsonlLines(input.stream)) {
@@ -34,7 +32,7 @@ export async function loadTasks(
       bad += 1;
       continue;
     }
-    let entry: TaskEntry;
+    let entry: TaskEntry<TableTask>;
     let id: string | number | undefined;
     try {
       const task = parseTaskRow(row);
@@ -43,9 +41,9 @@ export async function loadTasks(
         const tests = parseTests(row);
         if (tests === undefined)
           throw new MineditError(ErrorCode.InvalidArgument, NO_TESTS, { field: "tests" });
-        entry = { kind: "ok", task, tests, line };
+        entry = { kind: "ok", task: { corrupted: task.corrupted, gold: task.gold, tests }, line };
       } else {
-        entry = { kind: "ok", task, line };
+        entry = { kind: "ok", task: { corrupted: task.corrupted, gold: task.gold }, line };
       }
     } catch (error) {
       const reason = errorMessage(error);
@@ -85,22 +83,8 @@ export function resolveTask(
     const { corrupted, gold, tests } = row.inline;
     return { corrupted, gold, tests, label: undefined };
   }
-  const id = row.taskId as string | number;
-  const shown = JSON.stringify(id);
-  if (tasks === undefined) return `task_id ${shown} given but no --tasks file`;
-  const entry = tasks.entries.get(taskKey(id));
-  if (entry === undefined) return `unknown task_id ${shown} (not in ${tasks.name})`;
-  switch (entry.kind) {
-    case "ok":
-      return {
-        corrupted: entry.task.corrupted,
-        gold: entry.task.gold,
-        tests: entry.tests,
-        label: `task ${shown} (${tasks.name}:${entry.line})`,
-      };
-    case "bad":
-      return `task_id ${shown} refers to a bad task row (${tasks.name}:${entry.line}: ${entry.reason})`;
-    case "duplicate":
-      return `task_id ${shown} is ambiguous: defined more than once in ${tasks.name} (lines ${entry.lines.join(", ")})`;
-  }
+  const found = lookupTask(row.taskId as string | number, tasks);
+  if (typeof found === "string") return found;
+  const { corrupted, gold, tests } = found.task;
+  return { corrupted, gold, tests, label: found.label };
 }
