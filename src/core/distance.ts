@@ -61,7 +61,8 @@ const utf16 = new TextDecoder("utf-16le");
 
 /** One UTF-16 code unit per id (ids must be < 0x10000; `symbols`: how many distinct ids there are). */
 function toCodeUnits(ids: ArrayLike<number>, symbols: number): string {
-  if (symbols <= DECODABLE_SYMBOLS) return utf16.decode(Uint16Array.from(ids));
+  if (symbols <= DECODABLE_SYMBOLS)
+    return utf16.decode(ids instanceof Uint16Array ? ids : Uint16Array.from(ids));
   const units = Uint16Array.from(ids);
   let s = "";
   for (let i = 0; i < units.length; i += CHUNK) {
@@ -116,11 +117,45 @@ export function levenshteinDp(a: ArrayLike<number>, b: ArrayLike<number>): numbe
 }
 
 /**
+ * Where two id sequences stop agreeing: the length of their common prefix, and where their common suffix
+ * (not overlapping the prefix) starts in each. Levenshtein(a, b) is that of what lies between — an
+ * optimal alignment matches a common prefix and suffix symbol for symbol — and a repair and the program
+ * it repairs agree almost everywhere, so what is left is usually a few tokens (python-Levenshtein, the
+ * paper's distance, trims the same way; fastest-levenshtein does not).
+ */
+function differingSpan<T>(a: ArrayLike<T>, b: ArrayLike<T>): [number, number, number] {
+  let start = 0;
+  const shorter = Math.min(a.length, b.length);
+  while (start < shorter && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  return [start, endA, endB];
+}
+
+/** fastest-levenshtein on the differing spans of two id sequences (ids < 0x10000). */
+function codeUnitDistance(
+  a: Uint32Array | Uint16Array,
+  b: Uint32Array | Uint16Array,
+  symbols: number,
+): number {
+  const [start, endA, endB] = differingSpan(a, b);
+  if (start === endA || start === endB) return endA - start + (endB - start);
+  return levenshtein.get(
+    toCodeUnits(a.subarray(start, endA), symbols),
+    toCodeUnits(b.subarray(start, endB), symbols),
+  );
+}
+
+/**
  * Levenshtein distance between two token sequences, each token one symbol (unit costs).
  *
- * Tokens are interned to ids, each id becomes one UTF-16 code unit, and fast-levenshtein's bit-parallel
- * implementation runs on the two strings. Beyond 65536 distinct tokens (far more than any program has)
- * it falls back to {@link levenshteinDp}.
+ * Tokens are interned to ids, the common prefix and suffix are set aside, each remaining id becomes one
+ * UTF-16 code unit, and fast-levenshtein's bit-parallel implementation runs on the two strings. Beyond
+ * 65536 distinct tokens (far more than any program has) it falls back to {@link levenshteinDp}.
  */
 export function tokenLevenshtein(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 || b.length === 0) {
@@ -131,8 +166,7 @@ export function tokenLevenshtein(a: readonly string[], b: readonly string[]): nu
     const ids = new Map<string, number>();
     return levenshteinDp(toInt32(a, ids), toInt32(b, ids));
   }
-  const { symbols } = interned;
-  return levenshtein.get(toCodeUnits(interned.a, symbols), toCodeUnits(interned.b, symbols));
+  return codeUnitDistance(interned.a, interned.b, interned.symbols);
 }
 
 /**
@@ -144,7 +178,8 @@ export function tokenLevenshtein(a: readonly string[], b: readonly string[]): nu
 export class TokenBaseline {
   readonly tokens: readonly string[];
   private readonly symbols = new Map<string, number>();
-  private readonly codes: string | null;
+  /** The baseline's ids, one code unit each; null beyond {@link DECODABLE_SYMBOLS} distinct tokens. */
+  private readonly ids: Uint16Array | null;
 
   constructor(tokens: readonly string[]) {
     this.tokens = tokens;
@@ -158,17 +193,22 @@ export class TokenBaseline {
       }
       ids[i] = id;
     }
-    this.codes = this.symbols.size < DECODABLE_SYMBOLS ? toCodeUnits(ids, this.symbols.size) : null;
+    this.ids = this.symbols.size < DECODABLE_SYMBOLS ? Uint16Array.from(ids) : null;
   }
 
-  /** Levenshtein(tokens, baseline), each token one symbol. */
+  /**
+   * Levenshtein(tokens, baseline), each token one symbol. The common prefix and suffix are found on the
+   * token strings (equal strings are equal symbols), so only the tokens between them are looked up.
+   */
   distance(tokens: readonly string[]): number {
     const base = this.tokens;
-    if (tokens.length === 0 || base.length === 0 || this.codes === null)
-      return tokenLevenshtein(tokens, base);
-    const ids = new Uint16Array(tokens.length);
+    const baseIds = this.ids;
+    if (tokens.length === 0 || base.length === 0 || baseIds === null) return tokenLevenshtein(tokens, base);
+    const [start, end, baseEnd] = differingSpan(tokens, base);
+    if (start === end || start === baseEnd) return end - start + (baseEnd - start);
+    const ids = new Uint16Array(end - start);
     let novel: Map<string, number> | null = null;
-    for (let i = 0; i < tokens.length; i++) {
+    for (let i = start; i < end; i++) {
       const token = tokens[i] as string;
       let id = this.symbols.get(token);
       if (id === undefined) {
@@ -180,9 +220,10 @@ export class TokenBaseline {
           novel.set(token, id);
         }
       }
-      ids[i] = id;
+      ids[i - start] = id;
     }
-    return levenshtein.get(utf16.decode(ids), this.codes);
+    // A token the baseline lacks has an id of its own, so equal ids are equal tokens.
+    return codeUnitDistance(ids, baseIds.subarray(start, baseEnd), DECODABLE_SYMBOLS);
   }
 
   /** d(tokens, baseline) as {@link normalizedTokenDistance} gives it. */

@@ -220,6 +220,43 @@ describe("TokenBaseline (one C against every M of a task)", () => {
   });
 });
 
+describe("the common prefix and suffix are set aside before counting", () => {
+  it("gives the plain DP's distance when prefix and suffix overlap or cover a whole side", () => {
+    const cases: [string, string][] = [
+      ["a b a", "a"],
+      ["a", "a b a"],
+      ["a a a a", "a a"],
+      ["a b c", "a b c"],
+      ["a b c", "a c"],
+      ["x a b c", "a b c"],
+      ["a b c x", "a b c"],
+      ["a b a b", "a b"],
+      ["b a b", "a b a"],
+      ["a b", "b a"],
+    ];
+    for (const [x, y] of cases) {
+      const [a, b] = [x.split(" "), y.split(" ")];
+      expect(tokenLevenshtein(a, b), `${x} / ${y}`).toBe(oracle(a, b));
+      expect(new TokenBaseline(b).distance(a), `${x} / ${y}`).toBe(oracle(a, b));
+    }
+  });
+
+  it("agrees with the plain DP on 3000 pairs sharing long ends, with tiny alphabets (ambiguous trims)", () => {
+    const rand = prng(2718);
+    for (let i = 0; i < 3000; i++) {
+      const alphabet = [1, 2, 3, 30][i % 4] as number;
+      const prefix = tokens(rand, int(rand, 50), alphabet);
+      const suffix = tokens(rand, int(rand, 50), alphabet);
+      const a = [...prefix, ...tokens(rand, int(rand, 12), alphabet), ...suffix];
+      const b = [...prefix, ...tokens(rand, int(rand, 12), alphabet), ...suffix];
+      const expected = oracle(a, b);
+      expect(tokenLevenshtein(a, b)).toBe(expected);
+      expect(new TokenBaseline(b).distance(a)).toBe(expected);
+      expect(new TokenBaseline(a).distance(b)).toBe(expected);
+    }
+  });
+});
+
 describe("properties of the distance", () => {
   const rand = prng(99);
   const samples = Array.from({ length: 120 }, (_, i) => tokens(rand, int(rand, 40), i % 2 === 0 ? 3 : 30));
