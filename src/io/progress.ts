@@ -55,12 +55,18 @@ export class Progress {
 
   private status(now: number, withBar: boolean): string {
     const seconds = (now - this.line.start) / 1000;
-    const rate = seconds > 0 ? Math.round(this.count / seconds) : 0;
-    const counts = `${this.count.toLocaleString("en-US")} ${this.unit}, ${rate.toLocaleString("en-US")} ${this.unit}/s`;
+    const rate = seconds > 0 ? this.count / seconds : 0;
+    const counts = `${this.count.toLocaleString("en-US")} ${this.unit}, ${formatRate(rate)} ${this.unit}/s`;
     if (this.totalBytes === undefined) return counts;
     const fraction = Math.min(1, this.bytes / this.totalBytes);
     const percent = `${Math.floor(fraction * 100)}%`.padStart(4);
     if (!withBar) return `${percent.trim()} of input, ${counts}`;
     return `${progressBar(fraction)} ${percent}  ${counts}`;
   }
+}
+
+/** Whole numbers from 10/s up; below, two significant digits, so slow work (files analyzed in a sandbox) does not read "0/s". */
+export function formatRate(perSecond: number): string {
+  if (perSecond === 0 || perSecond >= 10) return Math.round(perSecond).toLocaleString("en-US");
+  return Number(perSecond.toPrecision(2)).toString();
 }

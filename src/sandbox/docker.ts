@@ -66,6 +66,12 @@ const CONTAINER_PIDS_SLACK = 8;
 const DIAGNOSTICS_CAP_CHARS = 64 * 1024;
 /** How long a container's attach stream may take to end after its exit (its last output in flight). */
 const STREAM_DRAIN_MS = 2_000;
+/**
+ * How long the daemon may take to make and start a run's container before the run is an infra fault. On
+ * the vfs storage driver making one copies the image: ~16 s for the 917 MB lint image alone here, several
+ * times that with a few at once on a loaded machine.
+ */
+const CONTAINER_SETUP_MS = 300_000;
 
 /** Where a fork-server container sees the directory of its control socket. */
 const CONTROL_DIR = "/run/minedit";
@@ -228,6 +234,7 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
     stdout: Writable,
     stderr: Writable,
     beforeStart: Promise<void> = Promise.resolve(),
+    onStarted: () => void = () => {},
   ): {
     container: Promise<Docker.Container>;
     exited: Promise<{ code: number | null; started: boolean; outside: string | null }>;
@@ -281,6 +288,7 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
         if (requested) return { code: null, started: false, outside: null };
         await c.start();
         started = true;
+        onStarted();
         const { code, lost } = await this.exitOf(c, waited, drained);
         let outside: string | null = null;
         if (!requested && lost !== null) outside = `lost the Docker daemon (${lost})`;
@@ -387,7 +395,6 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
     if (this.closed) throw unavailable("the sandbox is closed");
     checkLimits(request.limits);
     const runtime = await this.runtime(request.runtime);
-    const started = performance.now();
     if (request.signal?.aborted) return emptyResult({ cancelled: true, wallTimeMs: 0 });
     const { header, body } = bootRequest(request);
     const stdin = new PassThrough();
@@ -413,21 +420,32 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
       ["python3", "-s", "-c", DOCKER_BOOT_SOURCE, header],
       request.limits.maxProcesses + CONTAINER_PIDS_SLACK,
     );
-    const box = this.startContainer(spec, stdin, stdout, stderr);
     const kill = () => {
       killed = true;
       box.kill();
     };
-    const deadline = new RunDeadline(request.limits.wallTimeMs, request.signal, kill);
+    // The wall-time limit and wallTimeMs count from the container's start: making it is the daemon's
+    // latency, not the program's time (run-deadline.ts).
+    const deadline = new RunDeadline(request.limits.wallTimeMs, request.signal, kill, {
+      setupMs: CONTAINER_SETUP_MS,
+    });
+    let started = performance.now();
+    const box = this.startContainer(spec, stdin, stdout, stderr, undefined, () => {
+      started = performance.now();
+      deadline.started();
+    });
     const end = await box.exited;
     deadline.dispose();
     const { timedOut, cancelled } = deadline;
     const wallTimeMs = Math.round(performance.now() - started);
     if (end.outside !== null) throw unavailable(`the run's container ended from outside: ${end.outside}`);
     if (!end.started) {
-      if (cancelled) return emptyResult({ cancelled: true, wallTimeMs });
-      if (timedOut)
-        return { ...emptyResult({ cancelled: false, wallTimeMs }), signal: "SIGKILL", timedOut: true };
+      if (cancelled) return emptyResult({ cancelled: true, wallTimeMs: 0 });
+      if (deadline.setupTimedOut) {
+        throw unavailable(
+          `the Docker daemon did not start the run's container within ${CONTAINER_SETUP_MS} ms`,
+        );
+      }
       throw unavailable(
         `the run's container did not start: ${notes.text().trim() || output.text("stderr").trim()}`,
       );

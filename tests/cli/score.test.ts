@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REWARD_DEFINITION_VERSION } from "../../src/core/reward.js";
-import { PLAIN_INTERVAL_MS, Progress, type ProgressStream } from "../../src/io/progress.js";
+import { formatRate, PLAIN_INTERVAL_MS, Progress, type ProgressStream } from "../../src/io/progress.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const FIXTURES = join(ROOT, "tests", "fixtures", "score");
@@ -943,6 +943,18 @@ describe("Progress", () => {
     expect(stream.written.slice(3)).toEqual([
       `\r\x1b[K[${"#".repeat(24)}] 100%  100 rows, 100 rows/s`,
       "\r\x1b[K",
+    ]);
+  });
+
+  it("gives slow rates two significant digits rather than rounding them to 0/s", () => {
+    expect([0, 0.04321, 0.5, 2.345, 9.96, 10.4, 12_345.6].map(formatRate)).toEqual([
+      "0",
+      "0.043",
+      "0.5",
+      "2.3",
+      "10",
+      "10",
+      "12,346",
     ]);
   });
 });

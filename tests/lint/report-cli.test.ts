@@ -180,7 +180,7 @@ describe("minedit lint report", () => {
       ]);
       const run = await minedit(["lint", "report", file, "--json", "--sandbox", backend]);
       expect(run.stderr).toContain(`${file}:6: tests: cpp programs take stdio tests only`);
-      expect(run.status).toBe(1);
+      expect(run.status, run.stderr).toBe(1);
       const report = JSON.parse(run.stdout);
       const passed = Object.fromEntries(
         report.rows.map((row: { id: string; passed: boolean }) => [row.id, row.passed]),
