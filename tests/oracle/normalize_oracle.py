@@ -22,8 +22,9 @@ import hashlib
 import io
 import json
 import sys
-import textwrap
 import tokenize
+
+from def_segments import def_segments
 
 if sys.version_info[:2] != (3, 11):
     sys.exit(f"normalize_oracle.py must run under CPython 3.11 (got {sys.version.split()[0]})")
@@ -50,23 +51,6 @@ def record(ident, source):
     return out
 
 
-def functions(source):
-    """How many defs the tree holds, and each def's own lines (decorators excluded, as
-    ast.get_source_segment gives them), dedented. A def without a segment is counted but not cut out,
-    which the reader's check then reports."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return 0, []
-    defs = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    segments = []
-    for node in defs:
-        segment = ast.get_source_segment(source, node, padded=True)
-        if segment is not None:
-            segments.append((f"{node.name}@{node.lineno}", textwrap.dedent(segment)))
-    return len(defs), segments
-
-
 def emit(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=True))
     sys.stdout.write("\n")
@@ -88,7 +72,7 @@ def main():
         except (SyntaxError, UnicodeDecodeError, OSError) as error:
             emit({"id": path, "unreadable": f"{type(error).__name__}: {error}"})
             continue
-        count, segments = functions(source)
+        count, segments = def_segments(source)
         emit({**record(path, source), "functions": count})
         for name, segment in segments:
             emit(record(f"{path}::{name}", segment))

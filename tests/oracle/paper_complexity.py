@@ -25,13 +25,12 @@ A file's line (not a function's) also has "functions": how many defs its tree ho
 import ast
 import json
 import sys
-import textwrap
 import tokenize
+
+from def_segments import PARSE_ERRORS, def_segments
 
 if sys.version_info[:2] != (3, 11):
     sys.exit(f"paper_complexity.py must run under CPython 3.11 (got {sys.version.split()[0]})")
-
-PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 class PaperCognitiveComplexity(ast.NodeVisitor):
@@ -136,40 +135,6 @@ def record(ident, source):
     return {"id": ident, "source": source, "cc": visitor.total}
 
 
-def source_segment(lines, node):
-    """ast.get_source_segment(source, node, padded=True) of CPython 3.11, line for line, on the source's
-    lines split once (`ast._splitlines_no_ff(source)`): the library function splits the whole source again
-    on every call, which made cutting out every def of the standard library quadratic (90 % of this
-    oracle's time, half an hour on a loaded machine)."""
-    if getattr(node, "end_lineno", None) is None or getattr(node, "end_col_offset", None) is None:
-        return None
-    lineno, end_lineno = node.lineno - 1, node.end_lineno - 1
-    col_offset, end_col_offset = node.col_offset, node.end_col_offset
-    if end_lineno == lineno:
-        return lines[lineno].encode()[col_offset:end_col_offset].decode()
-    padding = ast._pad_whitespace(lines[lineno].encode()[:col_offset].decode())
-    first = padding + lines[lineno].encode()[col_offset:].decode()
-    last = lines[end_lineno].encode()[:end_col_offset].decode()
-    return "".join([first, *lines[lineno + 1 : end_lineno], last])
-
-
-def functions(source):
-    """How many defs the tree holds, and each def's own lines (decorators excluded, as
-    ast.get_source_segment gives them), dedented."""
-    try:
-        tree = ast.parse(source)
-    except PARSE_ERRORS:
-        return 0, []
-    defs = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    lines = ast._splitlines_no_ff(source)
-    segments = []
-    for node in defs:
-        segment = source_segment(lines, node)
-        if segment is not None:
-            segments.append((f"{node.name}@{node.lineno}", textwrap.dedent(segment)))
-    return len(defs), segments
-
-
 def emit(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=True))
     sys.stdout.write("\n")
@@ -192,7 +157,7 @@ def main():
         except (SyntaxError, UnicodeDecodeError, OSError) as error:
             emit({"id": request, "unreadable": f"{type(error).__name__}: {error}"})
             continue
-        count, segments = functions(source)
+        count, segments = def_segments(source)
         emit({**record(request, source), "functions": count})
         for name, segment in segments:
             emit(record(f"{request}::{name}", segment))
