@@ -13,7 +13,7 @@
  * benchmarks/metrics reports it next to the heap growth it stands for.
  */
 import type { DistanceScope } from "../config.js";
-import { type AnalyzedProgram, analyzeProgram } from "./normalize.js";
+import { type AnalyzedProgram, analyzeProgram, type NormalizedProgram } from "./normalize.js";
 
 /** What the cache has done so far. `bytes` is the estimate the bound applies to. */
 export type AnalyzedProgramCacheStats = { entries: number; bytes: number; hits: number; misses: number };
@@ -45,18 +45,28 @@ export class AnalyzedProgramCache {
   constructor(
     readonly maxBytes: number,
     /** The analysis cached (normalize.ts `analyzeProgram`; another only in tests). */
-    private readonly analyze: (program: string, scope: DistanceScope) => AnalyzedProgram = analyzeProgram,
+    private readonly analyze: (
+      program: string,
+      scope: DistanceScope,
+      known: readonly NormalizedProgram[],
+    ) => AnalyzedProgram = (program, scope, known) => analyzeProgram(program, scope, "sonar", known),
   ) {}
 
   /**
    * `analyzeProgram(program, scope)`, from the cache when the same program was analyzed before under the
    * same scope; throws what it threw then (the very error) for a program CPython rejects. Errors that
    * are not the program's (a bug of ours) are not cached: `isProgramError` says which are.
+   *
+   * `known` (the task's C and G) as analyzeProgram takes it: a program normalized to one of theirs keeps
+   * its very token array, so the scorer skips the distance (without it the cache cost more than the parse
+   * it saves, on the batches of benchmarks/metrics). An entry made for one task and hit by another is
+   * still right: the identity just does not match there, and the distance is counted.
    */
   analyzeProgram(
     program: string,
     scope: DistanceScope,
     isProgramError: (error: unknown) => error is Error,
+    known: readonly NormalizedProgram[] = [],
   ): AnalyzedProgram {
     const key = `${scope}\u0000${program}`;
     const found = this.entries.get(key);
@@ -71,7 +81,7 @@ export class AnalyzedProgramCache {
     this.misses += 1;
     let entry: Entry;
     try {
-      entry = { value: this.analyze(program, scope) };
+      entry = { value: this.analyze(program, scope, known) };
     } catch (error) {
       if (!isProgramError(error)) throw error;
       entry = { error };

@@ -136,10 +136,11 @@ export function scoreProgram(
   else if (program === gold.source) model = gold.analyzed;
   else {
     try {
+      const known = [corrupted.analyzed, gold.analyzed];
       model =
         programs === undefined
-          ? analyzeProgram(program, task.scope, "sonar", [corrupted.analyzed, gold.analyzed])
-          : programs.analyzeProgram(program, task.scope, isProgramError);
+          ? analyzeProgram(program, task.scope, "sonar", known)
+          : programs.analyzeProgram(program, task.scope, isProgramError, known);
     } catch (error) {
       if (isProgramError(error)) return failure("UNPARSABLE", error.message, config);
       throw error;

@@ -110,4 +110,19 @@ describe("AnalyzedProgramCache", () => {
     tiny.analyzeProgram(programs[0] as string, "program", isSyntaxError);
     expect(tiny.stats()).toMatchObject({ entries: 0, bytes: 0, misses: 1 });
   });
+
+  test("a program normalized to a known one (the task's C or G) keeps its token array, cached or not", () => {
+    const corrupted = analyzeProgram(PROGRAMS[0] as string);
+    const restyled = "def f(x):\n    'Doc.'\n    return (x + 1)\n";
+    const cache = new AnalyzedProgramCache(1 << 20);
+    for (let round = 0; round < 2; round++) {
+      const answer = cache.analyzeProgram(restyled, "program", isSyntaxError, [corrupted]);
+      // The same array: the scorer then takes d(M, C) = 0 without counting (score-rollout.ts).
+      expect(answer.tokens).toBe(corrupted.tokens);
+    }
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 1 });
+    expect(
+      new AnalyzedProgramCache(1 << 20).analyzeProgram(restyled, "program", isSyntaxError).tokens,
+    ).not.toBe(corrupted.tokens);
+  });
 });
