@@ -15,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { seededRandom } from "../../src/core/corruption/engine.js";
 import { parseDirect } from "../../src/core/python/direct/direct-parse.js";
 import { lexPython } from "../../src/core/python/direct/lexer.js";
 import { PySyntaxError } from "../../src/core/python/syntax-error.js";
@@ -31,18 +32,6 @@ const TRUNCATIONS = 4;
 const MUTATIONS = 6;
 
 type OracleRecord = { id: string; source: string; norm?: string; tokens?: string[]; error?: string };
-
-/** mulberry32: a small seeded PRNG, so the corpus is the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function runOracle(input: string): OracleRecord[] {
   const run = spawnSync("python3", [ORACLE, "--tokens"], { input, maxBuffer: 1 << 30 });
@@ -100,7 +89,7 @@ function baseFunctions(): OracleRecord[] {
   const inventory = spawnSync("python3", ["-I", "-S", INVENTORY], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (inventory.status !== 0) throw new Error(`stdlib_inventory.py failed: ${inventory.stderr}`);
   const files = (JSON.parse(inventory.stdout) as { files: string[] }).files;
-  const next = random(18);
+  const next = seededRandom(18);
   const chosen = new Set<string>();
   while (chosen.size < Math.min(FILES, files.length))
     chosen.add(files[Math.floor(next() * files.length)] as string);
@@ -111,7 +100,7 @@ function baseFunctions(): OracleRecord[] {
 
 /** Truncations and single-token mutations of each function. */
 function variants(functions: readonly OracleRecord[]): { id: string; source: string }[] {
-  const next = random(2026);
+  const next = seededRandom(2026);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const out: { id: string; source: string }[] = [];
   for (const fn of functions) {

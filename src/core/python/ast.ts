@@ -136,6 +136,19 @@ export type Arguments = {
   defaults: Expr[];
 };
 
+/** The `arguments` of a `def f():` or `lambda:` without parameters, to be filled in by the parsers. */
+export function emptyArguments(): Arguments {
+  return {
+    posonlyargs: [],
+    args: [],
+    vararg: null,
+    kwonlyargs: [],
+    kw_defaults: [],
+    kwarg: null,
+    defaults: [],
+  };
+}
+
 export type Arg = { arg: string; annotation: Expr | null };
 export type Keyword = { arg: string | null; value: Expr };
 export type Alias = { name: string; asname: string | null };

@@ -9,16 +9,17 @@
  * them; strings, patterns and statements are already files of their own.
  */
 import type { Node } from "web-tree-sitter";
-import type {
-  Arg,
-  Arguments,
-  BoolOperator,
-  CompareOperator,
-  Comprehension,
-  Expr,
-  Keyword,
-  Operator,
-  UnaryOperator,
+import {
+  type Arg,
+  type Arguments,
+  type BoolOperator,
+  type CompareOperator,
+  type Comprehension,
+  type Expr,
+  emptyArguments,
+  type Keyword,
+  type Operator,
+  type UnaryOperator,
 } from "./ast.js";
 import { convertStrings, type ExpressionConverters } from "./convert-string.js";
 import { childrenOf, field, hasToken, namedChildrenOf, reject, requiredField } from "./cst.js";
@@ -589,18 +590,6 @@ function convertTargetElement(node: Node): Expr {
     return { type: "Starred", value: convertTarget(onlyChild(node)) };
   }
   return convertTarget(node);
-}
-
-export function emptyArguments(): Arguments {
-  return {
-    posonlyargs: [],
-    args: [],
-    vararg: null,
-    kwonlyargs: [],
-    kw_defaults: [],
-    kwarg: null,
-    defaults: [],
-  };
 }
 
 /**

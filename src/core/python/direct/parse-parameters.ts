@@ -5,7 +5,7 @@
  * followed by a keyword-only parameter, `**kwargs` last, no default for `*args` or `**kwargs`, and
  * `*args: *Ts` as the only starred annotation. Anything else throws (and falls back).
  */
-import type { Arg, Arguments, Expr } from "../ast.js";
+import { type Arg, type Arguments, type Expr, emptyArguments } from "../ast.js";
 import { COLON, COMMA, DOUBLESTAR, EQUAL, NAME, SLASH, STAR } from "./lexer.js";
 import type { ParserState } from "./parser-state.js";
 
@@ -27,15 +27,7 @@ export function parseParameters(
   annotations: boolean,
   rules: ParameterExpressions,
 ): Arguments {
-  const result: Arguments = {
-    posonlyargs: [],
-    args: [],
-    vararg: null,
-    kwonlyargs: [],
-    kw_defaults: [],
-    kwarg: null,
-    defaults: [],
-  };
+  const result = emptyArguments();
   if (p.kind() === closer) return result;
   // 0: positional parameters; 1: after `*` or `*args` (keyword-only); 2: after `**kwargs`.
   let phase = 0;
