@@ -108,8 +108,8 @@ const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
 /**
  * The bytes of a JSONL stream in batches of whole lines, at least `linesPerBatch` lines each (but the
- * last, or when they exceed 16 MiB), undecoded: for a reader that hands them to another thread to decode and read (`minedit score
- * --no-exec`), so that this thread only looks for line ends. A batch is cut after the last `\n` of the
+ * last, or when they exceed 16 MiB), undecoded: for a reader that hands them to another thread to decode
+ * and read (`minedit score --no-exec`), so that this thread only looks for line ends. A batch is cut after the last `\n` of the
  * chunk that completes it. Each batch is a fresh buffer of its own, so it can be transferred, and knows
  * the number of its first line, counted as {@link jsonlLines} counts them.
  */
@@ -129,7 +129,9 @@ export async function* jsonlByteBatches(stream: Readable, linesPerBatch: number)
     }
     bytes.set(last.subarray(0, end), at);
     const batch = { bytes, firstLine: line };
-    line += lineEnds(bytes);
+    // Every `\n` counted so far is in this batch (it is cut at or after the last one); only `\r` line
+    // ends need the batch counted again.
+    line += bytes.indexOf(13) < 0 ? newlines : lineEnds(bytes);
     pending = end < last.length ? [last.subarray(end)] : [];
     size -= bytes.length;
     newlines = 0;
@@ -154,13 +156,9 @@ export async function* jsonlByteBatches(stream: Readable, linesPerBatch: number)
   }
 }
 
-/** How many lines end in `bytes` (`\n`, `\r\n`, lone `\r`), a `\r` at the very end counted as one. */
+/** How many lines end in `bytes`, which has a `\r` (`\n`, `\r\n`, lone `\r`; a final `\r` counts as one). */
 function lineEnds(bytes: Uint8Array): number {
   let count = 0;
-  if (bytes.indexOf(13) < 0) {
-    for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) count += 1;
-    return count;
-  }
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i];
     if (c === 10) count += 1;

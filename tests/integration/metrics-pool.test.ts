@@ -24,6 +24,9 @@ const completions = [
   `\`\`\`python\n${gold}\`\`\``,
 ];
 
+/** The completions above as requests of the one task. */
+const requests: MetricsRequest[] = completions.map((completion) => ({ corrupted, gold, completion, config }));
+
 let pool: MetricsPool;
 
 beforeAll(async () => {
@@ -39,12 +42,6 @@ afterAll(async () => {
 
 describe("MetricsPool", () => {
   test("scores like the pure core, in request order, duplicates included", async () => {
-    const requests: MetricsRequest[] = completions.map((completion) => ({
-      corrupted,
-      gold,
-      completion,
-      config,
-    }));
     const results = await pool.score(requests);
     const task = prepareTask(corrupted, gold, config.scope);
     expect(results).toEqual(completions.map((c) => ({ ok: true, score: scoreCompletion(task, c, config) })));
@@ -66,12 +63,6 @@ describe("MetricsPool", () => {
     const cached = new MetricsPool(1, { programCacheBytes: 1 << 20 });
     const off = new MetricsPool(1, { programCacheBytes: 0 });
     try {
-      const requests: MetricsRequest[] = completions.map((completion) => ({
-        corrupted,
-        gold,
-        completion,
-        config,
-      }));
       const first = await cached.score(requests);
       // 4 distinct programs: gold (twice in the batch, deduplicated before the worker), C, the rewrite,
       // the unparsable one; "" has no code, so nothing to look up. G and C are the task's own programs,
@@ -106,12 +97,6 @@ describe("MetricsPool", () => {
     const memoized = new MetricsPool(1, { programCacheBytes: 0, scoreMemoEntries: 16 });
     const off = new MetricsPool(1, { programCacheBytes: 0, scoreMemoEntries: 0 });
     try {
-      const requests: MetricsRequest[] = completions.map((completion) => ({
-        corrupted,
-        gold,
-        completion,
-        config,
-      }));
       const first = await memoized.score(requests, noNorm);
       expect(first).toEqual(await off.score(requests, noNorm));
       expect(first.every((r) => r.ok && r.score.normalizedProgram === null)).toBe(true);
