@@ -13,7 +13,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/need-root-or-explain.sh"
 
 # A function, so that sourcing this file leaves no variables behind in test.sh.
 minedit_ensure_docker() {
-  local repo is_root=0 dockerd_log runsc_wrapper i runtime
+  local repo is_root=0 dockerd_log runsc_wrapper="" runsc_script i runtime
   local -a dockerd_args
   repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   if [ "$(id -u)" = "0" ]; then is_root=1; fi
@@ -44,31 +44,46 @@ minedit_ensure_docker() {
     fi
   fi
 
+  if [ -x /usr/bin/runsc ]; then
+    # runsc by way of a wrapper that adds --network=none: the sandbox containers never have a network, and
+    # without it Debian's runsc (20221219) refuses to start any container on Linux >= 6.11 ("cannot run with
+    # network enabled in root network namespace": it mistakes the container's network namespace for the
+    # host's, google/gvisor#10704). And --host-uds=open: a warm container's fork server connects to the
+    # server's control socket, bind-mounted in (src/sandbox/docker.ts), which gVisor refuses by default.
+    # And --oci-seccomp: without it runsc ignores the container's seccomp profile, the sandbox's syscall
+    # filter (runsc/boot: "Seccomp spec is being ignored"); with it gVisor's kernel applies the profile to
+    # the container's processes (docs/sandbox.md, "The syscall filter"). dockerd's --add-runtime takes a
+    # path, not arguments, hence the file; it runs for every container, so rewriting it (atomically) is
+    # enough for a daemon that is already running.
+    runsc_wrapper=/usr/local/lib/minedit/runsc
+    runsc_script='#!/bin/sh
+# Written by minedit scripts/ensure-docker.sh: gVisor without its network stack, with host sockets, applying the seccomp profiles (see there).
+exec /usr/bin/runsc --network=none --host-uds=open --oci-seccomp "$@"'
+    if [ "$(cat "$runsc_wrapper" 2>/dev/null)" != "$runsc_script" ]; then
+      if [ "$is_root" = 1 ]; then
+        mkdir -p "$(dirname "$runsc_wrapper")"
+        printf '%s\n' "$runsc_script" >"$runsc_wrapper.new"
+        chmod 755 "$runsc_wrapper.new"
+        mv -f "$runsc_wrapper.new" "$runsc_wrapper"
+      else
+        echo "minedit setup: note: $runsc_wrapper is missing or out of date (gVisor would ignore the sandbox's syscall filter); run: sudo bash scripts/ensure-docker.sh" >&2
+      fi
+    fi
+  fi
+
   if ! docker info >/dev/null 2>&1; then
     # The flags suit a CI container as much as a host: vfs works on any filesystem (overlayfs cannot be
     # stacked on the overlay root of a container; vfs copies each image into each container instead), and
     # the sandbox containers run with --network none, so Docker needs no bridge and no iptables rules (which
     # a container without CAP_NET_ADMIN could not create anyway).
     dockerd_args=(--storage-driver=vfs --bridge=none --iptables=false)
-    if [ -x /usr/bin/runsc ]; then
-      # runsc by way of a wrapper that adds --network=none: the sandbox containers never have a network, and
-      # without it Debian's runsc (20221219) refuses to start any container on Linux >= 6.11 ("cannot run with
-      # network enabled in root network namespace": it mistakes the container's network namespace for the
-      # host's, google/gvisor#10704). And --host-uds=open: a warm container's fork server connects to the
-      # server's control socket, bind-mounted in (src/sandbox/docker.ts), which gVisor refuses by default.
-      # dockerd's --add-runtime takes a path, not arguments, hence the file.
-      runsc_wrapper=/usr/local/lib/minedit/runsc
+    if [ -n "$runsc_wrapper" ]; then
       dockerd_args+=(--add-runtime "runsc=$runsc_wrapper")
     fi
     if [ "$is_root" != 1 ]; then
       echo "minedit setup: the Docker daemon is not reachable (docker info fails) and starting it needs root." >&2
       echo "minedit setup: run: sudo bash scripts/ensure-docker.sh (it starts: dockerd ${dockerd_args[*]}), or check DOCKER_HOST and your access to /var/run/docker.sock" >&2
       exit 1
-    fi
-    if [ -n "${runsc_wrapper:-}" ]; then
-      mkdir -p "$(dirname "$runsc_wrapper")"
-      printf '#!/bin/sh\n# Written by minedit scripts/ensure-docker.sh: gVisor without its network stack, with host sockets (see there).\nexec /usr/bin/runsc --network=none --host-uds=open "$@"\n' >"$runsc_wrapper"
-      chmod 755 "$runsc_wrapper"
     fi
     mkdir -p "$repo/.cache"
     dockerd_log="$repo/.cache/dockerd.log"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks (and, as root on Debian, installs) the system tools minedit needs: Node.js >= 20 with npm,
 # bubblewrap (the embedded sandbox), Debian's CPython 3.11 at /usr/bin/python3 (runs candidates inside the
-# sandbox) and CPython 3.11 as `python3` (the test oracle, with its whole standard library), grpcio +
-# protobuf for /usr/bin/python3 (the Python client's tests), the compilers and analyzers the runners and
-# lint use, and the host tools the tests spawn (pgrep, openssl). Sourced by quickstart.sh and test.sh.
+# sandbox) with libseccomp's bindings (python3-seccomp: they build the sandbox's syscall filter), CPython
+# 3.11 as `python3` (the test oracle, with its whole standard library), grpcio + protobuf for
+# /usr/bin/python3 (the Python client's tests), the compilers and analyzers the runners and lint use, and
+# the host tools the tests spawn (pgrep, openssl). Sourced by quickstart.sh and test.sh.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/need-root-or-explain.sh"
@@ -14,6 +15,12 @@ fi
 
 if ! command -v bwrap >/dev/null 2>&1; then
   need_root_or_explain "bubblewrap (the sandbox that runs candidate programs)" "bubblewrap"
+fi
+
+# Every sandboxed run gets a syscall filter, built by libseccomp through its Python bindings for the sandbox's
+# interpreter (src/sandbox/syscall-filter.ts, sandbox/seccomp/build_filter.py): nothing runs without it.
+if ! /usr/bin/python3 -c 'import seccomp' 2>/dev/null; then
+  need_root_or_explain "libseccomp's Python bindings for /usr/bin/python3 (they build the sandbox's syscall filter)" "python3-seccomp"
 fi
 
 if ! command -v prlimit >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then

@@ -5,7 +5,8 @@
  * parallelism, in the same run. Also reports the server's step latency and its idle memory.
  *
  * Run with `npm run bench:e2e` (builds first). It imports the BUILT code from dist/ and runs the built CLI.
- * `node benchmarks/e2e/run.mjs --bigcodebench` runs the BigCodeBench step instead (bigcodebench.mjs).
+ * `node benchmarks/e2e/run.mjs --bigcodebench` runs the BigCodeBench step instead (bigcodebench.mjs);
+ * `--hardening` compares the step's executions with and without issue 25's hardening (hardening.mjs).
  * `node benchmarks/e2e/run.mjs --backends bwrap,docker` starts one server per sandbox backend (each with
  * `--sandbox NAME` after the other serve arguments) and steps them in turn after each baseline run: the
  * first is reported in full, each further one in a short section against the first and the same baselines.
@@ -50,6 +51,11 @@ if (missing.length > 0) {
     `dist/ is missing ${missing.join(", ")}.\nBuild first: \`npx tsc -p tsconfig.json\` (\`npm run bench:e2e\` builds for you).`,
   );
   process.exit(1);
+}
+if (process.argv.includes("--hardening")) {
+  // What issue 25's syscall filter and whole-run bounds cost (hardening.mjs: the same step on both).
+  await import("./hardening.mjs");
+  process.exit(process.exitCode ?? 0);
 }
 if (process.argv.includes("--bigcodebench")) {
   // The BigCodeBench step (bigcodebench.mjs: the bigcodebench runtime, CPU limits, several concurrencies).

@@ -7,13 +7,16 @@ needs, and then serves one execution at a time by fork(): the child becomes `pyt
 sandbox to the state of a fresh one.
 
 Usage, inside a bwrap sandbox (it refuses to run unless it is pid 2 of a pid namespace whose init is
-bwrap):  python3 -s -c <scratch_files.py, then this source> SETTINGS OUT_FD ERR_FD   (src/sandbox/python-source.ts)
+bwrap):  python3 -s -c <scratch_files.py, then this source> SETTINGS OUT_FD ERR_FD CONTROL_FD
+                                                                         (src/sandbox/python-source.ts)
 or as the init of a container (src/sandbox/docker.ts; it refuses unless it is pid 1):
          python3 -s -c <the same source> SETTINGS docker SOCKET
-    SETTINGS  JSON {"preload": [...], "runtime": [...], "dirs": [...], "gvisor"?: true}: the harness's
-             modules and the task runtime's (src/sandbox/runtimes.ts), imported up front in that order,
-             the directories (relative to /tmp) every run of the runtime finds empty in its scratch, and
-             whether the kernel is gVisor's (docker.ts with runsc; see RLIMIT_MSGQUEUE below).
+    SETTINGS  JSON {"preload": [...], "runtime": [...], "dirs": [...], "inodes"?: N, "gvisor"?: true}:
+             the harness's modules and the task runtime's (src/sandbox/runtimes.ts), imported up front in
+             that order, the directories (relative to /tmp) every run of the runtime finds empty in its
+             scratch, how many files and directories a run may make in /tmp and /dev/shm together (see
+             "Files" below), and whether the kernel is gVisor's (docker.ts with runsc; see RLIMIT_MSGQUEUE
+             below).
     OUT_FD, ERR_FD  pipes to the server: every program's stdout and stderr, written there directly by
              the program (not relayed: a program that kills this process cannot take back what it wrote,
              e.g. the harness's `ready` record, which decides between a failure and an infrastructure error).
@@ -25,9 +28,16 @@ or as the init of a container (src/sandbox/docker.ts; it refuses unless it is pi
              under bwrap. As pid 1 the namespace's orphans are reaped here anyway, and kill(-1) reaches
              every other process.
 
-Control channel: requests on fd 0, replies on fd 1, both moved to private fds at start (0 and 1 then
-point at /dev/null, so nothing reaches the channel by accident). A frame is 1 byte kind, 4 bytes
-big-endian length, payload.
+    CONTROL_FD  the control channel (one unix socket, both directions). Not fds 0 and 1: bwrap's init (pid
+             1, dumpable: same-uid processes may open its fds through /proc or pidfd_getfd) keeps its
+             stdio open for its whole life and closes every other fd, so a channel there could be taken
+             by any program of the sandbox, which could then answer this slot's requests itself. Under
+             bwrap, fds 0 and 1 are /dev/null.
+
+Control channel: requests in, replies out (in docker mode the socket is moved from fds 0 and 1 to
+private fds at start, and 0 and 1 then point at /dev/null, so nothing reaches the channel by accident).
+Nothing but this process holds it: every run's child closes it first. A frame is 1 byte kind, 4 bytes
+big-endian length, payload; fork-server.ts treats any frame it does not expect as a broken sandbox.
   in:   Q  run: 4-byte header length, JSON header {"files": [[path, size], ...], "argv": [...],
            "stdin": size, "limits": {"wall_ms", "memory", "nproc", "fsize", "cpu_ms"?, "idle_ms"?}}, then
            the files'
@@ -52,7 +62,11 @@ What makes each execution see what a fresh sandbox would:
   and init) is repeated and every orphan reaped until this process has no child left.
 - Files: /tmp (the scratch, cwd, HOME, and sys.path[0]) and /dev/shm are emptied, permissions restored
   first so a chmod 000 directory cannot keep its contents, and the runtime's directories made again
-  (also once after the imports, which may have written there); SysV IPC objects are removed; POSIX
+  (also once after the imports, which may have written there). A run that makes more than "inodes"
+  files and directories there is killed at the next look (where the mounts have no inode cap of their
+  own; src/sandbox/whole-run-bounds.ts), and a scratch left with more than CLEAN_INODES is not emptied
+  at all: the sandbox is replaced (a new one is ready sooner than thousands of files are removed). SysV
+  IPC objects are removed; POSIX
   message queues cannot be created at all (RLIMIT_MSGQUEUE 0), since they cannot be listed to remove.
 - This process is non-dumpable (prctl PR_SET_DUMPABLE 0): a child of the same uid can neither ptrace it
   nor open its memory or fds through /proc. A child can still kill or stop it; the Node side never trusts
@@ -60,7 +74,9 @@ What makes each execution see what a fresh sandbox would:
 - The child: a new session, a fresh stdin pipe and the output pipes as stdout and stderr, every other fd
   closed (the control channel first), cwd
   /tmp, the request's limits as hard rlimits (as `prlimit` sets them for a fresh sandbox; RLIMIT_NPROC
-  one higher, as this process counts against it), dumpable again (as a fresh process), and the state a
+  one higher, as this process counts against it), still non-dumpable (unlike a fresh process: the
+  harness runs in it and holds the run's nonce, which no other process of the run may read through
+  /proc/PID/mem; the sandbox's syscall filter keeps it from making itself dumpable again), and the state a
   fresh `python3 -s` has, except that the modules imported here are already in sys.modules (random
   reseeds itself after fork, numpy's global generator is reseeded here as a fresh import seeds it; the
   hash seed is fixed by the environment anyway), and the environment variables the imports set are
@@ -104,6 +120,10 @@ What makes each execution see what a fresh sandbox would:
 import sys
 
 
+# A scratch holding more than this many files after a run is not emptied: the sandbox is replaced.
+CLEAN_INODES = 4096
+
+
 def _serve():
     import ctypes
     import json
@@ -134,6 +154,14 @@ def _serve():
         libc.prctl(15, b"minedit-init", 0, 0, 0)  # PR_SET_NAME
     elif os.getpid() != 2 or init != b"bwrap":
         fatal("refusing to run outside a bwrap sandbox (must be pid 2 under bwrap)")
+    # Past the sandbox's memory (its cgroup) the kernel is to kill the run's processes, not this server:
+    # each child is forked with the highest OOM score, which this process sets on itself for the fork
+    # and takes back after. Opened now: once non-dumpable, its /proc files are no longer its own to open.
+    try:
+        oom_fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
+        own_oom_score = os.read(oom_fd, 16).strip() or b"0"
+    except OSError:
+        oom_fd = None  # (best effort: a kernel without the file still runs the programs)
     if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
         fatal("prctl(PR_SET_DUMPABLE, 0) failed")
     if not docker and libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
@@ -181,6 +209,9 @@ def _serve():
         data_out = int(sys.argv[2])
         data_err = int(sys.argv[3])
     scratch_dirs = ["/tmp/" + d for d in settings["dirs"]]
+    # Files and directories a run may make in /tmp and /dev/shm together (checked at every look), where
+    # the scratch mounts themselves have no inode cap (bwrap's --tmpfs; see whole-run-bounds.ts).
+    inode_cap = settings.get("inodes")
     for path in scratch_dirs:
         os.makedirs(path, exist_ok=True)
 
@@ -224,12 +255,16 @@ def _serve():
     signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)
     signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
 
-    ctl_in = os.dup(0)
-    ctl_out = os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    os.close(null)
+    if docker:
+        ctl_in = os.dup(0)
+        ctl_out = os.dup(1)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.close(null)
+    else:
+        # bwrap hands the channel over on a fd of its own (not 0 and 1, which bwrap's init keeps).
+        ctl_in = ctl_out = int(sys.argv[4])
     monotonic = time.monotonic
 
     def send(kind, payload):
@@ -332,11 +367,24 @@ def _serve():
                 left += len(f.read().splitlines()) - 1
         return left == 0
 
+    def scratch_inodes():
+        """Files and directories in the scratch and /dev/shm now (their mounts' roots included)."""
+        used = 0
+        for top in ("/tmp", "/dev/shm"):
+            stat = os.statvfs(top)
+            used += stat.f_files - stat.f_ffree
+        return used
+
     def clean_up():
         """Return the sandbox to its state before the run; why not, or "" when it is clean."""
         if not kill_all():
             return "processes survived SIGKILL for 5 s"
         try:
+            # Emptying takes ~10 µs a file: past a few thousand, a new sandbox is ready sooner, and this
+            # one's scratch goes with its mount namespace, in the kernel.
+            left = scratch_inodes()
+            if left > CLEAN_INODES:
+                return "%d files left in the scratch (a new sandbox is cheaper than emptying it)" % left
             for top in ("/tmp", "/dev/shm"):
                 if not empty_directory(top):
                     return top + " could not be emptied"
@@ -351,7 +399,15 @@ def _serve():
 
     def write_files(files):
         for path, data in files:
-            write_scratch_file(path, data)  # (scratch_files.py, before this source)
+            # From the request's mapping with os.write: no file object's buffer keeps a copy of the bytes.
+            write_scratch_file(path, b"")  # checks the path, makes its directories (scratch_files.py)
+            fd = os.open("/tmp/" + path, os.O_WRONLY | os.O_TRUNC)
+            try:
+                done = 0
+                while done < len(data):
+                    done += os.write(fd, data[done:])
+            finally:
+                os.close(fd)
 
     clock_tick = float(os.sysconf("SC_CLK_TCK"))
     me = os.getpid()
@@ -432,7 +488,7 @@ def _serve():
             self.idle = max(0.0, (now - self.since) - busy)
             return self.idle
 
-    def run_one(header, files, stdin):
+    def run_one(header, files, stdin, wiped):
         started = monotonic()
         deadline = started + header["limits"]["wall_ms"] / 1000.0
         cpu_limit = header["limits"].get("cpu_ms")
@@ -444,9 +500,22 @@ def _serve():
         cpu_exceeded = False
         write_files(files)
         in_r, in_w = os.pipe()
+        pending = stdin
+        if not wiped:
+            # Without MADV_WIPEONFORK (see receive) the child would get the request's bytes: the files'
+            # are zeroed first, and as much of stdin as the pipe takes is written now and zeroed.
+            for _, data in files:
+                data[:] = bytes(len(data))
+            os.set_blocking(in_w, False)
+            pending = write_some(os, in_w, pending)
+            stdin[: len(stdin) - len(pending)] = bytes(len(stdin) - len(pending))
+        if oom_fd is not None:
+            os.write(oom_fd, b"1000")
         pid = os.fork()
         if pid == 0:
             _become_child(header, in_r, data_out, data_err, run_as_main, libc, credit, numpy, gvisor, docker)
+        if oom_fd is not None:
+            os.write(oom_fd, own_oom_score)
         os.close(in_r)
         measure_idle = schedstat and (cpu_limit is not None or idle_limit is not None)
         idle_clock = IdleClock(started, cpu_before) if measure_idle else None
@@ -455,13 +524,12 @@ def _serve():
         poller = select.poll()
         poller.register(wake_r, select.POLLIN)
         poller.register(ctl_in, select.POLLIN)
-        pending = stdin
         if pending:
             poller.register(in_w, select.POLLOUT)
         else:
             os.close(in_w)
             in_w = -1
-        timed_out = stopped = False
+        timed_out = stopped = inodes_exceeded = False
         status = None
         while status is None:
             remaining = deadline - monotonic()
@@ -474,6 +542,11 @@ def _serve():
                     timed_out = cpu_exceeded = True
                     break
                 remaining = min(remaining, max(0.01, min(0.25, (cpu_limit - used) / 2)))
+            if inode_cap is not None:
+                if scratch_inodes() > inode_cap:
+                    inodes_exceeded = True
+                    break
+                remaining = min(remaining, 0.25)
             if idle_clock is not None:  # (measured: with a CPU or idle limit, where schedstat exists)
                 idle = idle_clock.look()
                 if idle_limit is not None:
@@ -502,7 +575,7 @@ def _serve():
                         fatal("unexpected frame during a run")
                     poller.unregister(ctl_in)
                     stopped = True
-            if stopped:
+            if stopped or inodes_exceeded:
                 break
         if status is None:
             status = reap_orphans(pid)
@@ -518,10 +591,14 @@ def _serve():
             signal = os.WTERMSIG(status)
         else:
             exit_code = os.WEXITSTATUS(status)
-        if timed_out or stopped:
+        if timed_out or stopped or inodes_exceeded:
             exit_code, signal = None, 9
         # Every process of the run is reaped (clean_up kills and reaps what is left): all its CPU is here.
         problem = clean_up()
+        if inodes_exceeded:
+            # Every writer of the stream is gone: the reason lands before the marker, in the run's stderr.
+            note = "\nminedit: killed: the run made more than %d files in its scratch\n" % inode_cap
+            os.write(data_err, note.encode())
         cpu_ms = (reaped_cpu() - cpu_before) * 1000.0
         if cpu_limit is not None and signal == 24:  # SIGXCPU: the RLIMIT_CPU backstop fired
             timed_out = cpu_exceeded = True
@@ -565,23 +642,57 @@ def _serve():
             "preload_ms": preload_ms,
         },
     )
+    # A request's bytes (the tests' text, stdin with the harness's nonce) must not reach the run it starts,
+    # nor any later one: the child is forked from this process, and a program that reads its own memory
+    # would find them. So they are read straight into an anonymous private mapping of their own (no bytes
+    # object in between), which fork() does not copy (MADV_WIPEONFORK: the child finds zeros there), used
+    # from it (memoryviews: the files written with os.write, stdin through the child's pipe), and unmapped
+    # after the run. Where the kernel lacks MADV_WIPEONFORK (gVisor), run_one zeroes them before the fork.
+    import mmap
+
+    MADV_WIPEONFORK = 18
+
+    def receive(size):
+        """The next `size` bytes of the channel, in a mapping of their own; and whether fork() wipes it."""
+        request = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        try:
+            request.madvise(MADV_WIPEONFORK)
+            wiped = True
+        except (OSError, ValueError):
+            wiped = False
+        view = memoryview(request)
+        got = 0
+        while got < size:
+            n = os.readv(ctl_in, [view[got : min(size, got + (1 << 20))]])
+            if not n:
+                os._exit(0)  # the server closed the channel: this sandbox is done
+            got += n
+        view.release()
+        return request, wiped
+
     while True:
         kind = read_exact(1)
-        payload = read_exact(int.from_bytes(read_exact(4), "big"))
+        size = int.from_bytes(read_exact(4), "big")
         if kind == b"K":
+            read_exact(size)
             continue  # a stop request that crossed the end of its run
         if kind != b"Q":
             fatal("unknown request kind " + repr(kind))
-        header_size = int.from_bytes(payload[:4], "big")
-        header = json.loads(payload[4 : 4 + header_size])
+        request, wiped = receive(size)
+        view = memoryview(request)
+        header_size = int.from_bytes(view[:4], "big")
+        header = json.loads(bytes(view[4 : 4 + header_size]))
         position = 4 + header_size
         files = []
         for path, size in header["files"]:
-            files.append((path, payload[position : position + size]))
+            files.append((path, view[position : position + size]))
             position += size
-        stdin = payload[position : position + header["stdin"]]
-        del payload
-        if not run_one(header, files, stdin):
+        stdin = view[position : position + header["stdin"]]
+        clean = run_one(header, files, stdin, wiped)
+        del files, stdin
+        view.release()
+        request.close()
+        if not clean:
             os._exit(0)
 
 
@@ -639,8 +750,6 @@ def _become_child(header, in_r, out_w, err_w, run_as_main, libc, credit, numpy, 
             if hard != resource.RLIM_INFINITY:
                 seconds = min(seconds, hard - 1)
             resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
-        if libc.prctl(4, 1, 0, 0, 0) != 0:  # PR_SET_DUMPABLE, as a freshly started process
-            raise OSError("prctl(PR_SET_DUMPABLE, 1) failed")
         argv = header["argv"]
         if argv[2] == "-c":
             source, filename, main_argv, main_file = argv[3], "<string>", ["-c"] + argv[4:], None

@@ -55,9 +55,10 @@ import {
 } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { dirname, join, posix } from "node:path";
-import type { Readable, Writable } from "node:stream";
+import type { Duplex, Readable, Writable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
 import { reachableSource } from "./reachable-source.js";
+import type { RunCgroup } from "./run-cgroup.js";
 import { RunDeadline } from "./run-deadline.js";
 import {
   DEFAULT_RUNTIME,
@@ -68,7 +69,15 @@ import {
   type RuntimeName,
   runtimeNamed,
 } from "./runtimes.js";
-import type { ExecutionLimits, ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
+import {
+  DEFAULT_LIMITS,
+  type ExecutionLimits,
+  type ExecutionRequest,
+  type ExecutionResult,
+  type Sandbox,
+} from "./sandbox.js";
+import { DEFAULT_FILTER_PYTHON, loadSyscallFilter, type SyscallFilter } from "./syscall-filter.js";
+import { WholeRunBounds } from "./whole-run-bounds.js";
 
 /** Backend options; every field has a default that works on Debian/Ubuntu with `bubblewrap` installed. */
 export type BwrapOptions = {
@@ -94,6 +103,23 @@ export type BwrapOptions = {
   /** Host uid/gid the sandbox runs as when minedit runs as root. Default 65534 (nobody). */
   sandboxUid?: number;
   sandboxGid?: number;
+  /**
+   * Where to say, once, what this host does not let the backend bound (whole-run-bounds.ts). Default:
+   * a line on stderr.
+   */
+  warn?: (message: string) => void;
+  /**
+   * "auto" (the default): each sandbox bounded as a whole where the host allows it (a cgroup, scratch
+   * mounts with an inode cap: whole-run-bounds.ts); "per-process": per-process limits alone, as on a host
+   * that does not allow them (for tests of that case).
+   */
+  bounds?: "auto" | "per-process";
+  /**
+   * The syscall filter (syscall-policy.ts) on every process of every sandbox: on unless false, which
+   * is for measuring what it costs (benchmarks/) and for showing what it stops (tests/), never for
+   * running candidates.
+   */
+  syscallFilter?: boolean;
 };
 
 /** Host paths the runtime needs, bound read-only (symlinks such as Debian's `/bin -> usr/bin` are copied). */
@@ -111,6 +137,12 @@ export const SANDBOX_BIN = "/opt/minedit/bin";
 export const SCRATCH = "/tmp";
 /** Size of /dev/shm (POSIX semaphores and shared memory, e.g. `multiprocessing`). */
 export const SHM_BYTES = 64 * 1024 * 1024;
+/** Size of the scratch directory, /tmp, unless `scratchBytes` says otherwise. */
+export const SCRATCH_BYTES = 128 * 1024 * 1024;
+/** The fd that carries the syscall filter's BPF program to bwrap (`--seccomp`). */
+const SECCOMP_FD = 4;
+/** The fd of a run's first file (`--file`); the others follow, then the output pipes. */
+const FIRST_FILE_FD = 5;
 /** The uid/gid the program sees (mapped to the host uid bwrap runs as). */
 const INNER_ID = "65534";
 
@@ -253,6 +285,10 @@ export class BwrapSandbox implements Sandbox {
     readonly pythonPath: string,
     /** Whether bwrap runs as an unprivileged uid (minedit runs as root): bind sources it must reach. */
     private readonly dropsPrivileges: boolean,
+    /** The cgroups and scratch mounts that bound each sandbox as a whole, where this host allows them. */
+    private readonly bounds: WholeRunBounds,
+    /** The syscall filter's BPF program (syscall-filter.ts), loaded into every sandbox; null: none. */
+    private readonly filter: Buffer | null,
   ) {}
 
   /** Each data bind's source as bwrap can open it (reachable-source.ts), decided once per source. */
@@ -291,14 +327,27 @@ export class BwrapSandbox implements Sandbox {
     }
     const launcher: string[] = [];
     const dropsPrivileges = process.getuid?.() === 0;
+    const uid = options.sandboxUid ?? 65534;
+    const gid = options.sandboxGid ?? 65534;
     if (dropsPrivileges) {
       const setpriv = findBinary("setpriv");
       if (setpriv === undefined)
         throw unavailable("running as root needs `setpriv` (util-linux) to drop privileges");
-      const uid = options.sandboxUid ?? 65534;
-      const gid = options.sandboxGid ?? 65534;
       launcher.push(setpriv, `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups");
     }
+    const boundsOptions = {
+      scratchBytes: options.scratchBytes ?? SCRATCH_BYTES,
+      shmBytes: SHM_BYTES,
+      uid,
+      gid,
+      warn: options.warn ?? ((message: string) => process.stderr.write(`minedit: ${message}\n`)),
+    };
+    const bounds =
+      options.bounds === "per-process"
+        ? WholeRunBounds.none(boundsOptions, "per-process limits asked for")
+        : dropsPrivileges
+          ? WholeRunBounds.open(boundsOptions)
+          : WholeRunBounds.none(boundsOptions, "minedit does not run as root");
     launcher.push(bwrap);
 
     const pythonPath = options.pythonPath ?? "/usr/bin/python3";
@@ -362,14 +411,9 @@ export class BwrapSandbox implements Sandbox {
       "/proc",
       "--dev",
       "/dev",
-      "--size",
-      String(SHM_BYTES),
-      "--tmpfs",
-      "/dev/shm",
-      "--size",
-      String(options.scratchBytes ?? 128 * 1024 * 1024),
-      "--tmpfs",
-      SCRATCH,
+      // /dev/shm and the scratch /tmp: bwrap's size-capped tmpfs, or (as root) mounts of the sandbox's
+      // own that also cap their inodes (whole-run-bounds.ts).
+      ...bounds.scratchArgs(),
       "--dir",
       SANDBOX_BIN,
       "--symlink",
@@ -386,7 +430,8 @@ export class BwrapSandbox implements Sandbox {
     );
     for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
 
-    const sandbox = new BwrapSandbox(launcher, args, prlimit, python, dropsPrivileges);
+    const filter = options.syscallFilter === false ? null : (await syscallFilterFor(python)).bpf;
+    const sandbox = new BwrapSandbox(launcher, args, prlimit, python, dropsPrivileges, bounds, filter);
     const probe = await sandbox.run({
       files: {},
       argv: ["python3", "-c", "pass"],
@@ -407,17 +452,19 @@ export class BwrapSandbox implements Sandbox {
   }
 
   /**
-   * The full command line for a request whose files go to fds 4, 5, … in `Object.keys(files)` order
-   * (fd 3 is bwrap's status channel), in `runtime` (default: the standard library's, which adds nothing).
-   * Exposed for logs and reports.
+   * The full command line for a request whose files go to fds 5, 6, … in `Object.keys(files)` order
+   * (fd 3 is bwrap's status channel, fd 4 the syscall filter), in `runtime` (default: the standard
+   * library's, which adds nothing),
+   * its sandbox in cgroup `group` when there is one. Exposed for logs and reports.
    */
   commandLine(
     files: Record<string, string>,
     argv: readonly string[],
     limits: ExecutionLimits | null,
     runtime: Runtime = runtimeNamed(DEFAULT_RUNTIME),
+    group: RunCgroup | null = null,
   ): string[] {
-    const args = [...this.launcher, ...this.fixedArgs];
+    const args = [...this.bounds.prefix(group, this.launcher), ...this.fixedArgs];
     for (const path of runtime.etc) args.push("--ro-bind-try", path, path);
     for (const { source, target } of dataBinds(runtime))
       if (source !== null) args.push("--ro-bind", this.reachable(source), target);
@@ -436,7 +483,7 @@ export class BwrapSandbox implements Sandbox {
     Object.keys(files).forEach((path, index) => {
       const parts = checkRelativePath(path);
       makeDirs(parts.slice(0, -1));
-      args.push("--file", String(4 + index), posix.join(SCRATCH, path));
+      args.push("--file", String(FIRST_FILE_FD + index), posix.join(SCRATCH, path));
     });
     args.push(
       // Last: the root and /dev are tmpfs bwrap made; read-only, only the size-capped /tmp and
@@ -445,6 +492,7 @@ export class BwrapSandbox implements Sandbox {
       "/dev",
       "--remount-ro",
       "/",
+      ...(this.filter === null ? [] : ["--seccomp", String(SECCOMP_FD)]),
       "--json-status-fd",
       "3",
       "--",
@@ -500,14 +548,17 @@ export class BwrapSandbox implements Sandbox {
       throw new MineditError(ErrorCode.InvalidArgument, "argv is empty", { field: "argv" });
     }
     const runtime = await this.runtime(request.runtime);
-    const command = this.commandLine(request.files, request.argv, request.limits, runtime);
-    const contents = Object.values(request.files);
-    const started = performance.now();
     if (request.signal?.aborted) {
       return emptyResult({ cancelled: true, wallTimeMs: 0 });
     }
+    const group = this.bounds.group(request.limits);
+    // (A group may be reused: its counter goes on from where the sandbox before left it.)
+    const oomKillsBefore = group?.oomKills() ?? 0;
+    const command = this.commandLine(request.files, request.argv, request.limits, runtime, group);
+    const contents = Object.values(request.files);
+    const started = performance.now();
 
-    const child = spawnBwrap(command, contents);
+    const child = spawnBwrap(command, this.filter, contents);
 
     let killed = false;
     const kill = () => {
@@ -549,6 +600,9 @@ export class BwrapSandbox implements Sandbox {
     const { timedOut, cancelled } = deadline;
     this.active.delete(entry);
     const wallTimeMs = Math.round(performance.now() - started);
+    // Every process of the sandbox is gone: what the kernel killed for want of memory, then the group.
+    const oomKills = (group?.oomKills() ?? 0) - oomKillsBefore;
+    if (group !== null) this.bounds.release(group);
 
     if (end.spawnError !== undefined) {
       throw unavailable(`cannot start bwrap: ${end.spawnError.message}`);
@@ -579,7 +633,9 @@ export class BwrapSandbox implements Sandbox {
     }
     // RLIMIT_AS makes allocations fail rather than the kernel kill, so the runtime's own report is the
     // evidence. (An unexplained SIGKILL is not taken as out-of-memory: the program can send it to itself.)
-    const memoryExceeded = exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr);
+    // Past the whole run's memory (its cgroup) the kernel kills, and says so in the group's counters.
+    const memoryExceeded =
+      (exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr)) || (oomKills > 0 && !cancelled);
     return {
       exitCode,
       signal,
@@ -597,14 +653,17 @@ export class BwrapSandbox implements Sandbox {
     };
   }
 
-  /** The fork server of fork-server.ts in a sandbox of its own: the harness as a file, two output pipes. */
+  /**
+   * The fork server of fork-server.ts in a sandbox of its own: the harness as a file, two output pipes,
+   * then the control channel (argv: SETTINGS OUT_FD ERR_FD CONTROL_FD).
+   */
   launchForkServer(source: string, harness: string, settings: string, runtime: Runtime): LaunchedProgram {
     const files = { "harness.py": harness };
-    // The two output pipes are the fds right after the files' (see launch).
-    const outFd = 4 + Object.keys(files).length;
+    // The two output pipes and the control socket are the fds right after the files' (see launch).
+    const outFd = FIRST_FILE_FD + Object.keys(files).length;
     return this.launch(
       files,
-      ["python3", "-s", "-c", source, settings, String(outFd), String(outFd + 1)],
+      ["python3", "-s", "-c", source, settings, String(outFd), String(outFd + 1), String(outFd + 2)],
       2,
       runtime,
     );
@@ -612,10 +671,14 @@ export class BwrapSandbox implements Sandbox {
 
   /**
    * Starts `argv` in a sandbox of its own and leaves it running (the fork server of fork-server.ts): files
-   * and mounts as for {@link run}, the host's resource limits (no core dumps). Its stdin and stdout are the
-   * caller's private channel; `outputs` more pipes it can write are its fds 4 + (number of files), …;
-   * stderr is kept (the first 64 KiB) for diagnostics. The process tree dies by
-   * `kill()`, by {@link close}, and with this Node process (`--die-with-parent`). `runtime` (one
+   * and mounts as for {@link run}, the host's resource limits (no core dumps). `outputs` pipes it can
+   * write are its fds 5 + (number of files), …; the fd after them is its control channel with the caller
+   * (one unix socket, both directions); stderr is kept (the first 64 KiB) for diagnostics. Its stdin and
+   * stdout are /dev/null. Why not stdin and stdout for the channel: bwrap's own init (pid 1 of the
+   * sandbox, dumpable, which no flag changes) keeps fds 0–2 open for its whole life and closes every
+   * other, so a channel on 0 and 1 could be copied from it by any program in the sandbox
+   * (`pidfd_getfd`, `/proc/1/fd`) and the runs of the slot answered by that program. The process tree
+   * dies by `kill()`, by {@link close}, and with this Node process (`--die-with-parent`). `runtime` (one
    * {@link runtime} returned) gives the sandbox that runtime's mounts and environment.
    */
   launch(
@@ -626,7 +689,14 @@ export class BwrapSandbox implements Sandbox {
   ): LaunchedProgram {
     if (this.closed) throw unavailable("the sandbox is closed");
     const contents = Object.values(files);
-    const child = spawnBwrap(this.commandLine(files, argv, null, runtime), contents, outputs);
+    // Until its first run is limited (limitNextRun), the sandbox may hold what a run may, twice: its
+    // imports (a runtime's preload takes a few hundred MB) fit in that.
+    const group = this.bounds.group({ ...DEFAULT_LIMITS, memoryBytes: 2 * DEFAULT_LIMITS.memoryBytes });
+    const child = spawnBwrap(this.commandLine(files, argv, null, runtime, group), this.filter, contents, {
+      stdio: "ignore",
+      outputs,
+      control: true,
+    });
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => {
       if (stderr.length < STATUS_CAP_BYTES) stderr += chunk.toString("utf8");
@@ -647,15 +717,30 @@ export class BwrapSandbox implements Sandbox {
     };
     const entry: Active = { kill, done: exited };
     this.active.add(entry);
-    void exited.then(() => this.active.delete(entry));
-    (child.stdin as Writable).on("error", () => {});
+    void exited.then(() => {
+      this.active.delete(entry);
+      if (group !== null) this.bounds.release(group);
+    });
+    const control = child.stdio[FIRST_FILE_FD + contents.length + outputs] as Duplex;
+    control.on("error", () => {});
     return {
-      stdin: child.stdin as Writable,
-      stdout: child.stdout as Readable,
-      outputs: Array.from({ length: outputs }, (_, i) => child.stdio[4 + contents.length + i] as Readable),
+      controlIn: control,
+      controlOut: control,
+      outputs: Array.from(
+        { length: outputs },
+        (_, i) => child.stdio[FIRST_FILE_FD + contents.length + i] as Readable,
+      ),
       exited,
       stderr: () => stderr,
       kill,
+      ...(group === null
+        ? {}
+        : {
+            runBounds: {
+              limitNextRun: (limits: ExecutionLimits) => this.bounds.limitNextRun(group, limits),
+              oomKills: () => group.oomKills(),
+            },
+          }),
     };
   }
 
@@ -664,14 +749,18 @@ export class BwrapSandbox implements Sandbox {
     const running = [...this.active];
     for (const entry of running) entry.kill();
     await Promise.allSettled(running.map((entry) => entry.done));
+    this.bounds.close();
   }
 }
 
-/** A program started by {@link BwrapSandbox.launch}. */
+/** A program started by {@link BwrapSandbox.launch} (or a Docker container's fork server, docker.ts). */
 export type LaunchedProgram = {
-  /** The program's stdin and stdout: a private channel between it and the caller. */
-  stdin: Writable;
-  stdout: Readable;
+  /**
+   * The program's control channel, private between it and the caller: what the caller writes
+   * (`controlIn`) and reads (`controlOut`). Never the program's fds 0 and 1 under bwrap (see launch).
+   */
+  controlIn: Writable;
+  controlOut: Readable;
   /** The extra pipes asked for, in order (the program's fds right after the files'). */
   outputs: Readable[];
   /**
@@ -685,17 +774,26 @@ export type LaunchedProgram = {
   /** Kills the whole sandbox. */
   kill(): void;
   /**
-   * Docker only: start the run's output channel, an exec of sandbox/python/exec-client.py that hands its
-   * stdout and stderr to the fork server over the abstract unix socket `socket` (forkserver.py, "C").
+   * Where the sandbox has a cgroup of its own (whole-run-bounds.ts): bounds its next run as a whole
+   * (before the run is sent), and counts the processes the kernel killed in it for want of memory.
    */
-  connect?(socket: string): void;
+  runBounds?: { limitNextRun(limits: ExecutionLimits): void; oomKills(): number };
 };
 
 /**
  * Spawns a bwrap command line built by {@link BwrapSandbox.commandLine}: fd 3 is bwrap's status channel,
- * the request's files are fed to fds 4, 5, … in order; `outputs` pipes follow them (read by the caller).
+ * fd 4 gets the syscall filter's BPF program (empty without one: bwrap is then not told to read it), the
+ * request's files are fed to fds 5, 6, … in order; `outputs` pipes follow them (read by the caller),
+ * then, with `control`, one socket for both directions. `stdio: "ignore"` gives bwrap /dev/null as
+ * stdin and stdout (a launched program's), "pipe" the run's stdin and stdout pipes.
  */
-function spawnBwrap(command: readonly string[], contents: readonly string[], outputs = 0): ChildProcess {
+function spawnBwrap(
+  command: readonly string[],
+  filter: Buffer | null,
+  contents: readonly string[],
+  options: { stdio: "pipe" | "ignore"; outputs?: number; control?: boolean } = { stdio: "pipe" },
+): ChildProcess {
+  const extra = [0, ...contents, ...Array(options.outputs ?? 0), ...(options.control === true ? [0] : [])];
   let child: ChildProcess;
   try {
     child = spawn(command[0] as string, command.slice(1), {
@@ -704,19 +802,33 @@ function spawnBwrap(command: readonly string[], contents: readonly string[], out
       detached: true,
       // Nothing of the server's environment reaches bwrap (which clears it inside anyway).
       env: {},
-      stdio: ["pipe", "pipe", "pipe", "pipe", ...[...contents, ...Array(outputs)].map(() => "pipe" as const)],
+      stdio: [options.stdio, options.stdio, "pipe", "pipe", ...extra.map(() => "pipe" as const)],
     });
   } catch (e) {
     throw unavailable(`cannot spawn bwrap: ${(e as Error).message}`);
   }
+  feed(child.stdio[SECCOMP_FD] as Writable, filter ?? "");
   contents.forEach((content, index) => {
-    feed(child.stdio[4 + index] as Writable, content);
+    feed(child.stdio[FIRST_FILE_FD + index] as Writable, content);
   });
   return child;
 }
 
+/**
+ * The syscall filter, built by the sandbox's interpreter (it must import libseccomp's bindings, which
+ * Debian installs for its /usr/bin/python3), or by Debian's when another interpreter is configured.
+ */
+async function syscallFilterFor(python: string): Promise<SyscallFilter> {
+  try {
+    return await loadSyscallFilter(python);
+  } catch (error) {
+    if (python === DEFAULT_FILTER_PYTHON || !existsSync(DEFAULT_FILTER_PYTHON)) throw error;
+    return loadSyscallFilter(DEFAULT_FILTER_PYTHON);
+  }
+}
+
 /** Writes `data` and closes; writes to a program that exited early fail with EPIPE, its business. */
-function feed(stream: Writable, data: string): void {
+function feed(stream: Writable, data: string | Buffer): void {
   stream.on("error", () => {});
   stream.end(data);
 }

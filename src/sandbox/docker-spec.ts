@@ -4,8 +4,9 @@
  *
  * Every container is hardened the same way (docs/sandbox.md#docker): no network, a read-only root with
  * size-capped tmpfs scratch (/tmp, /dev/shm), memory = memory + swap, a process limit, a CPU quota, no
- * capabilities, no-new-privileges, private IPC, a non-root user, no log kept by the daemon, and labels
- * that let a later server find (and reap) what a crashed one left behind.
+ * capabilities, no-new-privileges, the sandbox's syscall filter as its seccomp profile (syscall-filter.ts),
+ * private IPC, a non-root user, no log kept by the daemon, and labels that let a later server find (and
+ * reap) what a crashed one left behind.
  */
 import type { ContainerCreateOptions } from "dockerode";
 import { SANDBOX_ENV, SCRATCH, SHM_BYTES } from "./bwrap.js";
@@ -53,6 +54,12 @@ export type ContainerSpec = {
   scratchBytes: number;
   /** The OCI runtime: "runsc" for gVisor, undefined for the daemon's default (runc). */
   ociRuntime?: string | undefined;
+  /**
+   * The seccomp profile, as JSON text (syscall-filter.ts `dockerSeccompProfile`): the daemon takes the
+   * profile's content in `SecurityOpt` (`seccomp=<json>`; the docker CLI reads a profile file and sends
+   * its content the same way), and puts it in place of its default one.
+   */
+  seccompProfile: string;
 };
 
 export function containerOptions(spec: ContainerSpec): ContainerCreateOptions {
@@ -87,7 +94,7 @@ export function containerOptions(spec: ContainerSpec): ContainerCreateOptions {
       PidsLimit: spec.pidsLimit,
       NanoCpus: Math.round(spec.cpus * 1e9),
       CapDrop: ["ALL"],
-      SecurityOpt: ["no-new-privileges"],
+      SecurityOpt: ["no-new-privileges", `seccomp=${spec.seccompProfile}`],
       IpcMode: "private",
       // The program's output is read from the attach stream; the daemon keeps none of it.
       LogConfig: { Type: "none", Config: {} },

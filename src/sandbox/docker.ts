@@ -34,6 +34,7 @@ import type { ForkServerHost } from "./fork-server.js";
 import { RunDeadline } from "./run-deadline.js";
 import { DEFAULT_RUNTIME, dataBinds, type Runtime, type RuntimeName, runtimeNamed } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
+import { dockerSeccompProfile, loadSyscallFilter } from "./syscall-filter.js";
 
 export type DockerOptions = {
   /** The daemon's socket. Default /var/run/docker.sock. */
@@ -113,14 +114,16 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
   private constructor(
     private readonly docker: Docker,
     private readonly options: DockerOptions,
+    /** The seccomp profile of every container, as JSON (syscall-filter.ts). */
+    private readonly seccompProfile: string,
   ) {
     this.name = options.ociRuntime === undefined ? "docker" : `docker+${options.ociRuntime}`;
   }
 
   /**
    * Connects to the daemon, checks the configured images (present, and built for the runtime their key
-   * names) and OCI runtime, and removes this host's orphaned containers. Rejects with
-   * `MineditError(Unavailable)` saying what to do when any of it is missing.
+   * names) and OCI runtime, builds the containers' seccomp profile, and removes this host's orphaned
+   * containers. Rejects with `MineditError(Unavailable)` saying what to do when any of it is missing.
    */
   static async create(options: DockerOptions): Promise<DockerSandbox> {
     const socketPath = options.socketPath ?? DEFAULT_SOCKET;
@@ -157,7 +160,12 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
         throw unavailable(`the image ${id} was built for runtime "${built}", not "${runtime}"`);
       }
     }
-    const sandbox = new DockerSandbox(docker, options);
+    // The sandbox's syscall filter, from the names the host's libseccomp knows (Unavailable, saying what to
+    // install, without python3-seccomp: never left out). Under gVisor runsc compiles it itself
+    // (ensure-docker.sh registers runsc with --oci-seccomp), with its own idea of errno actions.
+    const { knownSyscalls } = await loadSyscallFilter();
+    const profile = dockerSeccompProfile(knownSyscalls, { gvisor: options.ociRuntime === "runsc" });
+    const sandbox = new DockerSandbox(docker, options, JSON.stringify(profile));
     await sandbox.reapOrphans();
     return sandbox;
   }
@@ -221,6 +229,7 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
       cpus: this.options.cpusPerContainer,
       scratchBytes: this.options.scratchBytes ?? 128 * 1024 * 1024,
       ociRuntime: this.options.ociRuntime,
+      seccompProfile: this.seccompProfile,
     };
   }
 
@@ -383,7 +392,14 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
       rmSync(dir, { recursive: true, force: true });
       return { code, signal: null, started, ...(outside === null ? {} : { outside }) };
     });
-    return { stdin, stdout, outputs: [...outputs], exited: gone, stderr: notes.text, kill };
+    return {
+      controlIn: stdin,
+      controlOut: stdout,
+      outputs: [...outputs],
+      exited: gone,
+      stderr: notes.text,
+      kill,
+    };
   }
 
   /**

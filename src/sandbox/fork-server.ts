@@ -17,9 +17,22 @@ import { constants as osConstants } from "node:os";
 import type { Readable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
 import { type LaunchedProgram, stderrShowsOutOfMemory } from "./bwrap.js";
+import {
+  type EndReport,
+  encodeRequest,
+  type Frame,
+  FrameReader,
+  MARKER_BYTES,
+  ProtocolViolation,
+  parseEnd,
+  parseReady,
+  parseStarted,
+  STOP_FRAME,
+} from "./fork-server-protocol.js";
 import { RunDeadline } from "./run-deadline.js";
 import type { Runtime, RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult } from "./sandbox.js";
+import { SCRATCH_INODES, SHM_INODES } from "./whole-run-bounds.js";
 
 /** How long the fork server may take to start and import its modules (a runtime's take a few seconds). */
 const START_TIMEOUT_MS = 60_000;
@@ -28,7 +41,6 @@ const START_TIMEOUT_MS = 60_000;
  * no report came this long after the limit (the fork server was stopped or is stuck in its clean-up).
  */
 const BACKSTOP_GRACE_MS = 1_000;
-const FRAME_HEADER_BYTES = 5;
 
 function unavailable(message: string): MineditError {
   return new MineditError(ErrorCode.Unavailable, `fork server: ${message}`);
@@ -41,65 +53,6 @@ function signalName(signal: number | null): string | null {
   }
   return `signal ${signal}`;
 }
-
-type Frame = { kind: string; payload: Buffer };
-
-/** Splits the fork server's stdout into frames: 1 byte kind, 4 bytes big-endian length, payload. */
-class FrameReader {
-  private buffer: Buffer = Buffer.alloc(0);
-
-  constructor(stream: Readable, onFrame: (frame: Frame) => void) {
-    stream.on("data", (chunk: Buffer) => {
-      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-      while (this.buffer.length >= FRAME_HEADER_BYTES) {
-        const size = this.buffer.readUInt32BE(1);
-        if (this.buffer.length < FRAME_HEADER_BYTES + size) break;
-        const kind = String.fromCharCode(this.buffer[0] as number);
-        const payload = this.buffer.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + size);
-        this.buffer = this.buffer.subarray(FRAME_HEADER_BYTES + size);
-        onFrame({ kind, payload });
-      }
-    });
-  }
-}
-
-/** The request as the fork server reads it: a JSON header, then the files' and stdin's bytes. */
-function encodeRequest(request: ExecutionRequest): Buffer {
-  const files = Object.entries(request.files).map(
-    ([path, text]) => [path, Buffer.from(text, "utf8")] as const,
-  );
-  const stdin = Buffer.from(request.stdin ?? "", "utf8");
-  const { wallTimeMs, cpuTimeMs, idleTimeMs, memoryBytes, maxProcesses, maxFileBytes } = request.limits;
-  const header = Buffer.from(
-    JSON.stringify({
-      files: files.map(([path, bytes]) => [path, bytes.length]),
-      argv: request.argv,
-      stdin: stdin.length,
-      limits: {
-        wall_ms: wallTimeMs,
-        memory: memoryBytes,
-        nproc: maxProcesses,
-        fsize: maxFileBytes,
-        ...(cpuTimeMs === undefined ? {} : { cpu_ms: cpuTimeMs }),
-        ...(idleTimeMs === undefined ? {} : { idle_ms: idleTimeMs }),
-      },
-    }),
-    "utf8",
-  );
-  const headerSize = Buffer.alloc(4);
-  headerSize.writeUInt32BE(header.length);
-  return frame("Q", Buffer.concat([headerSize, header, ...files.map(([, bytes]) => bytes), stdin]));
-}
-
-function frame(kind: string, payload: Buffer): Buffer {
-  const header = Buffer.alloc(FRAME_HEADER_BYTES);
-  header.write(kind, 0, "latin1");
-  header.writeUInt32BE(payload.length, 1);
-  return Buffer.concat([header, payload]);
-}
-
-/** The end-of-run marker's length in bytes (see the fork server). */
-const MARKER_BYTES = 32;
 
 /**
  * One output stream of the current run: its first bytes (as many as the run may keep, plus room for the
@@ -146,21 +99,21 @@ type Execution = {
   /** A stop request was sent (the program wrote more than the cap). */
   stopSent: boolean;
   started: boolean;
-  report: Record<string, unknown> | null;
+  report: EndReport | null;
   /** Finishes the run when the report and both streams' markers are in. */
   check: () => void;
   /**
-   * Finishes the run; `null`: the sandbox died or was killed first (`outside`: not by this side nor by
-   * the program, see LaunchedProgram.exited).
+   * Finishes the run; `null`: the sandbox died or was killed first, `outside` says why when neither this
+   * side nor the program ended it (see LaunchedProgram.exited) or the fork server broke the protocol.
    */
-  end: (report: Record<string, unknown> | null, outside?: string) => void;
+  end: (report: EndReport | null, outside?: string) => void;
 };
 
 /**
  * A sandbox backend that can host fork servers (bwrap.ts, docker.ts): it starts sandbox/python/forkserver.py
  * with `settings` in a sandbox of its own with `runtime`'s libraries, hands it the harness source and the
- * output channels its way, and returns the running program (its stdin and stdout the control channel,
- * `outputs` the runs' stdout and stderr).
+ * output channels its way, and returns the running program (its control channel out of every candidate's
+ * reach, `outputs` the runs' stdout and stderr).
  */
 export interface ForkServerHost {
   launchForkServer(source: string, harness: string, settings: string, runtime: Runtime): LaunchedProgram;
@@ -180,11 +133,19 @@ export type ForkServerInfo = {
   preloadMs: number;
 };
 
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-
+/**
+ * One fork server: its sandbox, the run it is executing, and the protocol's state. Every byte it sends is
+ * checked (fork-server-protocol.ts): a frame it never sends, or one out of order — a second ready, a start
+ * or an end with no run, an end before the start — breaks the sandbox: it is killed, the run in it (if
+ * any) is an infrastructure fault, and the pool starts a new one. Nothing the sandbox sends can throw here.
+ */
 export class ForkServer {
   private execution: Execution | null = null;
   private dead = false;
+  private ready = false;
+  private readonly reader = new FrameReader();
+  /** Settles start(): resolved by the ready frame, rejected by anything that ends the server first. */
+  private settleStart: ((error?: MineditError) => void) | null = null;
   /** Filled in from the ready frame. */
   info: ForkServerInfo = { rssBytes: 0, vmBytes: 0, creditBytes: 0, preloadMs: 0 };
 
@@ -202,7 +163,12 @@ export class ForkServer {
     preload: readonly string[],
     runtime: Runtime,
   ): Promise<ForkServer> {
-    const settings = JSON.stringify({ preload, runtime: runtime.preload, dirs: runtime.scratchDirs });
+    const settings = JSON.stringify({
+      preload,
+      runtime: runtime.preload,
+      dirs: runtime.scratchDirs,
+      inodes: SCRATCH_INODES + SHM_INODES,
+    });
     const program = base.launchForkServer(source, harness, settings, runtime);
     const server = new ForkServer(program);
     const [out, err] = program.outputs as [Readable, Readable];
@@ -210,30 +176,22 @@ export class ForkServer {
     err.on("data", (chunk: Buffer) => server.onOutput("err", chunk));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        program.kill();
-        reject(unavailable(`did not start within ${START_TIMEOUT_MS} ms: ${program.stderr().trim()}`));
+        server.kill();
+        settle(unavailable(`did not start within ${START_TIMEOUT_MS} ms: ${program.stderr().trim()}`));
       }, START_TIMEOUT_MS);
-      new FrameReader(program.stdout, (frame) => {
-        if (frame.kind === "R") {
-          clearTimeout(timer);
-          const ready = JSON.parse(frame.payload.toString("utf8")) as Record<string, unknown>;
-          server.info = {
-            rssBytes: num(ready.rss),
-            vmBytes: num(ready.vm),
-            creditBytes: num(ready.credit),
-            preloadMs: Math.round(num(ready.preload_ms)),
-          };
-          resolve();
-        } else {
-          server.onFrame(frame);
-        }
-      });
-      void program.exited.then(({ code, signal, outside }) => {
+      const settle = (error?: MineditError) => {
         clearTimeout(timer);
-        server.onExit(outside);
-        reject(
+        server.settleStart = null;
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      server.settleStart = settle;
+      program.controlOut.on("data", (chunk: Buffer) => server.onControl(chunk));
+      void program.exited.then(({ code, signal, outside }) => {
+        server.settleStart?.(
           unavailable(`exited during start-up (code ${code}, signal ${signal}): ${program.stderr().trim()}`),
         );
+        server.onExit(outside);
       });
     });
     return server;
@@ -252,13 +210,23 @@ export class ForkServer {
   /**
    * Runs one `python3 -s …` request (one at a time per server). Resolves with what the program did;
    * rejects with `MineditError(Unavailable)` when the server was or became unusable before the program
-   * started (the caller may retry on another server).
+   * started (the caller may retry on another server), or broke the protocol during the run.
    */
   execute(request: ExecutionRequest): Promise<ExecutionResult> {
     if (this.dead) return Promise.reject(unavailable("the sandbox is gone"));
     if (this.execution !== null) return Promise.reject(unavailable("already running a program"));
     const begun = performance.now();
     const { wallTimeMs, maxOutputBytes } = request.limits;
+    // The sandbox's cgroup, where it has one: the run's whole budget, and the kernel's kills counted.
+    const bounds = this.program.runBounds;
+    let oomKillsBefore = 0;
+    try {
+      bounds?.limitNextRun(request.limits);
+      oomKillsBefore = bounds?.oomKills() ?? 0;
+    } catch (error) {
+      this.kill();
+      return Promise.reject(unavailable(`cannot limit the run's cgroup: ${(error as Error).message}`));
+    }
     return new Promise<ExecutionResult>((resolve, reject) => {
       const deadline = new RunDeadline(wallTimeMs + BACKSTOP_GRACE_MS, request.signal, () => this.kill());
       const keep = maxOutputBytes + MARKER_BYTES;
@@ -270,9 +238,9 @@ export class ForkServer {
         report: null,
         check: () => {
           const report = execution.report;
-          if (report === null || typeof report.marker !== "string") return;
-          const marker = Buffer.from(report.marker, "hex");
-          if (execution.out.endsWith(marker) && execution.err.endsWith(marker)) execution.end(report);
+          if (report === null) return;
+          if (execution.out.endsWith(report.marker) && execution.err.endsWith(report.marker))
+            execution.end(report);
         },
         end: (report, outside) => {
           if (this.execution !== execution) return;
@@ -281,7 +249,7 @@ export class ForkServer {
           const { timedOut, cancelled } = deadline;
           const wallTime = Math.round(performance.now() - begun);
           if (report === null && outside !== undefined && !cancelled) {
-            reject(unavailable(`the sandbox ended from outside during the run: ${outside}`));
+            reject(unavailable(outside));
             return;
           }
           if (report === null && !execution.started && !cancelled && !timedOut) {
@@ -297,27 +265,27 @@ export class ForkServer {
           const truncated = outBytes + errBytes > maxOutputBytes;
           const keptOut = Math.min(outBytes, maxOutputBytes);
           const keptErr = Math.min(errBytes, maxOutputBytes - keptOut);
-          const exitCode = typeof report?.exit === "number" ? report.exit : null;
-          const signal =
-            report === null
-              ? "SIGKILL"
-              : signalName(typeof report.signal === "number" ? report.signal : null);
+          const exitCode = report?.exit ?? null;
+          const signal = report === null ? "SIGKILL" : signalName(report.signal);
           const stderr = execution.err.text(keptErr);
-          const killed = report === null || report.timed_out === true || truncated;
+          const killed = report === null || report.timedOut || truncated;
+          // Past the run's whole memory (the cgroup) the kernel kills a process of it: out of memory.
+          const oomKilled = (bounds?.oomKills() ?? 0) > oomKillsBefore;
           resolve({
             exitCode,
             signal,
             stdout: execution.out.text(keptOut),
             stderr,
-            timedOut: (timedOut || report?.timed_out === true) && !cancelled,
-            ...(report?.cpu_exceeded === true && !cancelled ? { cpuLimitExceeded: true } : {}),
-            ...(report?.idle_exceeded === true && !cancelled ? { idleLimitExceeded: true } : {}),
-            memoryExceeded: exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr),
+            timedOut: (timedOut || report?.timedOut === true) && !cancelled,
+            ...(report?.cpuExceeded === true && !cancelled ? { cpuLimitExceeded: true } : {}),
+            ...(report?.idleExceeded === true && !cancelled ? { idleLimitExceeded: true } : {}),
+            memoryExceeded:
+              (exitCode !== 0 && !killed && stderrShowsOutOfMemory(stderr)) || (oomKilled && !cancelled),
             outputTruncated: truncated,
             wallTimeMs: wallTime,
             // The fork server's getrusage once the run's every process was reaped (absent: it died).
-            ...(typeof report?.cpu_ms === "number" ? { cpuTimeMs: Math.round(report.cpu_ms) } : {}),
-            ...(typeof report?.idle_ms === "number" ? { idleTimeMs: Math.round(report.idle_ms) } : {}),
+            ...(report?.cpuMs != null ? { cpuTimeMs: Math.round(report.cpuMs) } : {}),
+            ...(report?.idleMs != null ? { idleTimeMs: Math.round(report.idleMs) } : {}),
             cancelled,
           });
         },
@@ -328,7 +296,7 @@ export class ForkServer {
         deadline.cancel();
         return;
       }
-      this.program.stdin.write(encodeRequest(request));
+      this.program.controlIn.write(encodeRequest(request));
     });
   }
 
@@ -344,43 +312,87 @@ export class ForkServer {
     const received = execution.out.received + execution.err.received;
     if (!execution.stopSent && received > this.maxOutputBytes + 2 * MARKER_BYTES) {
       execution.stopSent = true;
-      this.program.stdin.write(frame("K", Buffer.alloc(0)));
+      this.program.controlIn.write(STOP_FRAME);
     }
     execution.check();
   }
 
-  private onFrame(frame: Frame): void {
-    const execution = this.execution;
-    if (execution === null) return;
-    switch (frame.kind) {
-      case "C": {
-        // The run's own output channel (Docker: an exec whose pipes the fork server takes over).
-        const { socket } = JSON.parse(frame.payload.toString("utf8")) as { socket?: unknown };
-        if (this.program.connect === undefined || typeof socket !== "string") {
-          this.kill();
-          break;
-        }
-        this.program.connect(socket);
-        break;
-      }
-      case "S":
-        execution.started = true;
-        break;
-      case "X": {
-        const report = JSON.parse(frame.payload.toString("utf8")) as Record<string, unknown>;
-        // An unclean sandbox is not reused: the fork server exits after this report.
-        if (report.clean !== true) this.dead = true;
-        execution.report = report;
-        execution.check();
-        break;
-      }
-      default:
-        this.kill();
+  private onControl(chunk: Buffer): void {
+    if (this.dead) return;
+    const frames = this.reader.push(chunk);
+    if (frames instanceof ProtocolViolation) {
+      this.broken(frames);
+      return;
     }
+    for (const frame of frames) {
+      const violation = this.onFrame(frame);
+      if (violation !== null) {
+        this.broken(violation);
+        return;
+      }
+    }
+  }
+
+  /** One frame, in the protocol's order: R once; then, only while a run lasts, S, then X. */
+  private onFrame(frame: Frame): ProtocolViolation | null {
+    if (!this.ready) {
+      if (frame.kind !== "R") return new ProtocolViolation(`a ${describe(frame)} before the ready report`);
+      const ready = parseReady(frame);
+      if (ready instanceof ProtocolViolation) return ready;
+      this.ready = true;
+      this.info = {
+        rssBytes: ready.rss,
+        vmBytes: ready.vm,
+        creditBytes: ready.credit,
+        preloadMs: Math.round(ready.preloadMs),
+      };
+      this.settleStart?.();
+      return null;
+    }
+    const execution = this.execution;
+    if (execution === null || execution.report !== null) {
+      return new ProtocolViolation(`a ${describe(frame)} with no run going on`);
+    }
+    if (frame.kind === "S" && !execution.started) {
+      const violation = parseStarted(frame);
+      if (violation !== null) return violation;
+      execution.started = true;
+      return null;
+    }
+    if (frame.kind === "X" && execution.started) {
+      const report = parseEnd(frame);
+      if (report instanceof ProtocolViolation) return report;
+      // An unclean sandbox is not reused: the fork server exits after this report.
+      if (!report.clean) this.dead = true;
+      execution.report = report;
+      execution.check();
+      return null;
+    }
+    return new ProtocolViolation(`a ${describe(frame)} out of order`);
+  }
+
+  /**
+   * The fork server sent what it never sends: whatever is in that sandbox is not to be trusted. It is
+   * killed; a start or run waiting on it fails with `Unavailable` (INFRA_ERROR for that run only, on a
+   * fresh sandbox next time), never with an exception in this process.
+   */
+  private broken(violation: ProtocolViolation): void {
+    const reason = `broke the protocol: ${violation.reason}`;
+    this.kill();
+    this.settleStart?.(unavailable(reason));
+    this.execution?.end(null, reason);
   }
 
   private onExit(outside?: string): void {
     this.dead = true;
-    this.execution?.end(null, outside);
+    this.execution?.end(
+      null,
+      outside === undefined ? undefined : `the sandbox ended from outside during the run: ${outside}`,
+    );
   }
+}
+
+function describe(frame: Frame): string {
+  const kind = /^[A-Z]$/.test(frame.kind) ? frame.kind : `0x${frame.kind.charCodeAt(0).toString(16)}`;
+  return `${kind} frame`;
 }

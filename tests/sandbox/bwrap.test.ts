@@ -102,12 +102,14 @@ describe("running programs", () => {
       "--ro-bind /usr /usr",
       "--proc /proc",
       "--dev /dev",
-      "--tmpfs /tmp",
       "--chdir /tmp",
-      "--file 4 /tmp/main.py",
+      "--file 5 /tmp/main.py",
+      "--seccomp 4",
     ]) {
       expect(line).toContain(flag);
     }
+    // The scratch: bwrap's own tmpfs, or (as root) the sandbox's own mount with an inode cap.
+    expect(line).toMatch(/--tmpfs \/tmp|--bind \/run\/minedit-scratch\/tmp \/tmp/);
     expect(line).toMatch(/prlimit --as=1073741824 --nproc=64 --fsize=16777216 --core=0 -- python3 main.py$/);
     expect(line).not.toMatch(/--bind (\/work|\/root|\/home)/);
   });

@@ -59,7 +59,13 @@ describe.skipIf(!DOCKER_TESTS)("Docker backend", () => {
     expect(host.PidsLimit).toBeGreaterThan(0);
     expect(host.NanoCpus).toBe(1e9);
     expect(host.CapDrop).toEqual(["ALL"]);
-    expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
+    // And the sandbox's syscall filter as its seccomp profile (syscall-filter.test.ts runs calls against it).
+    const [noNewPrivileges, seccomp] = host.SecurityOpt ?? [];
+    expect(noNewPrivileges).toBe("no-new-privileges");
+    expect(JSON.parse((seccomp ?? "").replace(/^seccomp=/, ""))).toMatchObject({
+      defaultAction: "SCMP_ACT_ERRNO",
+      defaultErrnoRet: 38,
+    });
     expect(host.IpcMode).toBe("private");
     expect(host.LogConfig?.Type).toBe("none");
     expect(Object.keys(host.Tmpfs ?? {}).sort()).toEqual(["/dev/shm", "/tmp"]);

@@ -44,6 +44,7 @@ import {
   OWNER_LABEL,
   ownerLabel,
 } from "../../src/sandbox/docker-spec.js";
+import { dockerSeccompProfile } from "../../src/sandbox/syscall-filter.js";
 
 type Recorded = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 
@@ -274,6 +275,9 @@ describe("dockerode 5.0.1 / docker-modem 5.0.7 as docker.ts uses them", () => {
       cpus: 1.5,
       scratchBytes: 128 * 1024 * 1024,
       ociRuntime: "runsc",
+      seccompProfile: JSON.stringify(
+        dockerSeccompProfile(["read", "write", "prctl", "clone3"], { gvisor: true }),
+      ),
     };
     const options = containerOptions(spec);
     const expected = JSON.parse(JSON.stringify(options));
@@ -302,7 +306,8 @@ describe("dockerode 5.0.1 / docker-modem 5.0.7 as docker.ts uses them", () => {
       PidsLimit: 72,
       NanoCpus: 1_500_000_000,
       CapDrop: ["ALL"],
-      SecurityOpt: ["no-new-privileges"],
+      // The seccomp profile travels inline, as the daemon reads it (and the docker CLI sends a file's content).
+      SecurityOpt: ["no-new-privileges", `seccomp=${spec.seccompProfile}`],
       IpcMode: "private",
       LogConfig: { Type: "none", Config: {} },
       Runtime: "runsc",

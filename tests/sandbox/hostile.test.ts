@@ -62,9 +62,12 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
     expect(o.verdict, `${o.detail}\n${o.stderrTail}`).toBe(verdict);
   }
 
-  /** A unique process name: a program sets it with /proc/self/comm so its leftovers can be found. */
+  /**
+   * A unique process name: a program sets it (prctl PR_SET_NAME: a run's processes are not dumpable, so
+   * their /proc/self/comm is not theirs to write) so its leftovers can be found.
+   */
   const marker = () => `mn${randomBytes(5).toString("hex")}`;
-  const setName = (name: string) => `open('/proc/self/comm', 'w').write('${name}')\n`;
+  const setName = (name: string) => `__import__('ctypes').CDLL(None).prctl(15, b'${name}', 0, 0, 0)\n`;
   const leftovers = (name: string) => spawnSync("pgrep", ["-a", name], { encoding: "utf8" }).stdout.trim();
 
   describe("resource abuse", () => {
