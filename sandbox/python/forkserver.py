@@ -64,8 +64,8 @@ What makes each execution see what a fresh sandbox would:
   first so a chmod 000 directory cannot keep its contents, and the runtime's directories made again
   (also once after the imports, which may have written there). A run that makes more than "inodes"
   files and directories there is killed at the next look (where the mounts have no inode cap of their
-  own; src/sandbox/whole-run-bounds.ts), and a scratch left with more than CLEAN_INODES is not emptied
-  at all: the sandbox is replaced (a new one is ready sooner than thousands of files are removed). SysV
+  own; src/sandbox/whole-run-bounds.ts), and a scratch left with more than that is not emptied at all:
+  the sandbox is replaced (a new one is ready sooner than tens of thousands of files are removed). SysV
   IPC objects are removed; POSIX
   message queues cannot be created at all (RLIMIT_MSGQUEUE 0), since they cannot be listed to remove.
 - This process is non-dumpable (prctl PR_SET_DUMPABLE 0): a child of the same uid can neither ptrace it
@@ -118,10 +118,6 @@ What makes each execution see what a fresh sandbox would:
 """
 
 import sys
-
-
-# A scratch holding more than this many files after a run is not emptied: the sandbox is replaced.
-CLEAN_INODES = 4096
 
 
 def _serve():
@@ -380,11 +376,12 @@ def _serve():
         if not kill_all():
             return "processes survived SIGKILL for 5 s"
         try:
-            # Emptying takes ~10 µs a file: past a few thousand, a new sandbox is ready sooner, and this
-            # one's scratch goes with its mount namespace, in the kernel.
+            # Emptying takes ~15 µs a file (~0.25 s at the cap). A run that got past the cap before a
+            # look killed it (no capped mounts) may have left far more: then this sandbox is replaced,
+            # and its scratch goes with its mount namespace, in the kernel, not in this slot's time.
             left = scratch_inodes()
-            if left > CLEAN_INODES:
-                return "%d files left in the scratch (a new sandbox is cheaper than emptying it)" % left
+            if inode_cap is not None and left > inode_cap:
+                return "%d files left in the scratch (a new sandbox is sooner ready than this one emptied)" % left
             for top in ("/tmp", "/dev/shm"):
                 if not empty_directory(top):
                     return top + " could not be emptied"

@@ -3,23 +3,27 @@
  *
  * One run is one `bwrap` process tree:
  *
+ *   [/bin/sh sandbox/bwrap-enter.sh PROCS MOUNT_DIR … --]   as root: the sandbox's cgroup and scratch
+ *                                                           mounts (whole-run-bounds.ts), see below
  *   [setpriv --reuid=65534 --regid=65534 --clear-groups]   only when minedit runs as root, see below
  *   bwrap --unshare-all --unshare-user --disable-userns --uid 65534 --gid 65534
  *         --die-with-parent --new-session --hostname sandbox
  *         --ro-bind /usr /usr  --symlink usr/bin /bin  …            the runtime, read-only, nothing else
  *         --proc /proc --dev /dev --size <64 MiB> --tmpfs /dev/shm --size <scratchBytes> --tmpfs /tmp
+ *               (as root: --bind <own mount> /dev/shm --bind <own mount> /tmp, inode-capped tmpfs)
  *         --dir /opt/minedit/bin --symlink <python> /opt/minedit/bin/python3 (and …/python) --chdir /tmp
  *         --clearenv --setenv …
  *         [--ro-bind-try /etc/<entry> … --ro-bind <data> /opt/minedit/… --setenv … --dir /tmp/<dir> …]
  *                                                                   the request's runtime (runtimes.ts)
  *         --file <fd> /tmp/<name> …                                 the request's files, copied from pipes
  *         --remount-ro /dev --remount-ro /                          only /tmp and /dev/shm are writable
+ *         --seccomp 4                                               the syscall filter (syscall-filter.ts)
  *         --json-status-fd 3 -- /usr/bin/prlimit --as=… --nproc=… --fsize=… --core=0 -- <argv>
  *
  * Why each part:
  * - `--unshare-all` gives new user, pid, net, ipc, uts and cgroup namespaces: a network namespace with
- *   only a down loopback means every connect() fails; the pid namespace means the sandbox's init (bwrap)
- *   ends every process of the run when the command exits or bwrap is killed; `--die-with-parent` ties
+ *   only a loopback means nothing outside the sandbox answers; the pid namespace means the sandbox's init
+ *   (bwrap) ends every process of the run when the command exits or bwrap is killed; `--die-with-parent` ties
  *   that to this Node process, so a crashed server leaves no orphans.
  * - Root is exempt from RLIMIT_NPROC and holds capabilities inside a namespace bwrap does not make a user
  *   namespace for, so as root we first drop to an unprivileged host uid with `setpriv` and let bwrap
@@ -35,6 +39,15 @@
  * - `--json-status-fd` reports the child's pid once bwrap has set everything up; a run that ends without
  *   it never started, which is the sandbox's fault (MineditError Unavailable), whatever it printed. The
  *   program cannot forge that: it only runs after the report.
+ * - `--seccomp` loads the syscall filter (syscall-policy.ts) into the sandbox's init and its program, so
+ *   every process of the sandbox has it: no ptrace or pidfd_getfd into another process, no kernel keys
+ *   (shared by every sandbox of the uid), no namespaces or mounts, no way back to being dumpable.
+ * - Per-process limits alone let a run's processes hold maxProcesses × memoryBytes together, and bwrap's
+ *   --tmpfs caps bytes, not inodes: as root each sandbox is also bounded as a whole, by a cgroup and by
+ *   tmpfs mounts of its own with `nr_inodes` (whole-run-bounds.ts, sandbox/bwrap-enter.sh, which joins
+ *   the cgroup and makes the mounts in a private mount namespace before becoming setpriv, then bwrap).
+ * - A launched program (the fork server) talks to this process over a socket on a fd of its own, never
+ *   on its stdin and stdout: bwrap's init (pid 1, dumpable) keeps fds 0-2 for its whole life (see launch).
  * - A request's runtime (src/sandbox/runtimes.ts) adds only its own /etc entries and data directories
  *   (read-only), variables and empty scratch directories; its libraries are already under the bound
  *   /usr. A runtime whose modules the interpreter does not find is refused by name (MineditError

@@ -10,6 +10,7 @@
  */
 import type { ContainerCreateOptions } from "dockerode";
 import { SANDBOX_ENV, SCRATCH, SHM_BYTES } from "./bwrap.js";
+import { SCRATCH_INODES, SHM_INODES } from "./whole-run-bounds.js";
 
 /** Label on every container of this backend; its value is the owner (see {@link ownerLabel}). */
 export const OWNER_LABEL = "minedit.sandbox.owner";
@@ -65,7 +66,10 @@ export type ContainerSpec = {
 export function containerOptions(spec: ContainerSpec): ContainerCreateOptions {
   // `exec` said outright: Docker adds `noexec` to a tmpfs otherwise, and the C++ runner runs the binary it
   // compiled into the scratch (bwrap's scratch and /dev/shm allow it too: verdicts must not differ).
-  const tmpfs = (bytes: number) => `rw,exec,nosuid,nodev,size=${bytes},mode=1777`;
+  // `nr_inodes` as bwrap's scratch mounts (whole-run-bounds.ts): a run cannot fill kernel memory with empty
+  // files, nor leave a scratch that takes seconds to empty.
+  const tmpfs = (bytes: number, inodes: number) =>
+    `rw,exec,nosuid,nodev,size=${bytes},nr_inodes=${inodes},mode=1777`;
   return {
     Image: spec.image,
     Cmd: spec.cmd,
@@ -87,7 +91,10 @@ export function containerOptions(spec: ContainerSpec): ContainerCreateOptions {
     HostConfig: {
       NetworkMode: "none",
       ReadonlyRootfs: true,
-      Tmpfs: { [SCRATCH]: tmpfs(spec.scratchBytes), "/dev/shm": tmpfs(SHM_BYTES) },
+      Tmpfs: {
+        [SCRATCH]: tmpfs(spec.scratchBytes, SCRATCH_INODES),
+        "/dev/shm": tmpfs(SHM_BYTES, SHM_INODES),
+      },
       Binds: spec.binds.map(({ source, target }) => `${source}:${target}:ro`),
       Memory: spec.memoryBytes,
       MemorySwap: spec.memoryBytes,

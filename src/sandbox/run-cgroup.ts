@@ -30,7 +30,9 @@ type Hierarchy = {
 const GROUP_PREFIX = "minedit-";
 
 /** Mount point and controllers of every cgroup hierarchy, from /proc/self/mountinfo. */
-function mounts(mountinfo: string): { root: string; point: string; version: 1 | 2; options: string[] }[] {
+export function cgroupMounts(
+  mountinfo: string,
+): { root: string; point: string; version: 1 | 2; options: string[] }[] {
   const found = [];
   for (const line of mountinfo.split("\n")) {
     const [left, right] = line.split(" - ");
@@ -49,7 +51,7 @@ function mounts(mountinfo: string): { root: string; point: string; version: 1 | 
 }
 
 /** This process's group in each hierarchy, from /proc/self/cgroup: v1 by controller, v2 under "". */
-function ownGroups(cgroup: string): Map<string, string> {
+export function ownGroups(cgroup: string): Map<string, string> {
   const groups = new Map<string, string>();
   for (const line of cgroup.split("\n")) {
     const match = /^\d+:([^:]*):(.*)$/.exec(line);
@@ -59,8 +61,11 @@ function ownGroups(cgroup: string): Map<string, string> {
   return groups;
 }
 
-/** Where group `path` (as /proc/self/cgroup names it) is in a hierarchy mounted at `point` from `root`. */
-function located(point: string, root: string, path: string): string | null {
+/**
+ * Where group `path` (as /proc/self/cgroup names it) is in a hierarchy mounted at `point` from `root`
+ * (not "/" when the mount shows only part of the hierarchy, e.g. in a container): null if outside it.
+ */
+export function located(point: string, root: string, path: string): string | null {
   if (root === "/") return join(point, path);
   if (path === root || path.startsWith(`${root}/`)) return join(point, path.slice(root.length));
   return null;
@@ -89,7 +94,7 @@ export class RunCgroups {
     } catch (error) {
       return { unavailable: `cannot read this process's cgroups (${(error as Error).message})` };
     }
-    const all = mounts(info);
+    const all = cgroupMounts(info);
     const hierarchies: Hierarchy[] = [];
     const v1 = (controller: "memory" | "pids") => {
       const mount = all.find((m) => m.version === 1 && m.options.includes(controller));

@@ -90,8 +90,13 @@ describe("container spec", () => {
       Init: false,
       Binds: ["/srv/nltk:/opt/minedit/nltk_data:ro"],
     });
-    expect(o.HostConfig?.Tmpfs?.["/tmp"]).toBe("rw,exec,nosuid,nodev,size=134217728,mode=1777");
-    expect(o.HostConfig?.Tmpfs?.["/dev/shm"]).toMatch(/^rw,exec,nosuid,nodev,size=\d+,mode=1777$/);
+    // Sizes and inode caps as bwrap's scratch mounts (16,384 and 1,024 files: whole-run-bounds.ts).
+    expect(o.HostConfig?.Tmpfs?.["/tmp"]).toBe(
+      "rw,exec,nosuid,nodev,size=134217728,nr_inodes=16384,mode=1777",
+    );
+    expect(o.HostConfig?.Tmpfs?.["/dev/shm"]).toBe(
+      "rw,exec,nosuid,nodev,size=67108864,nr_inodes=1024,mode=1777",
+    );
     expect(o.HostConfig?.Runtime).toBeUndefined();
     expect(containerOptions({ ...spec, ociRuntime: "runsc" }).HostConfig?.Runtime).toBe("runsc");
     expect(o.Labels).toEqual({ [OWNER_LABEL]: "host-1:4242", [ROLE_LABEL]: "fork-server" });

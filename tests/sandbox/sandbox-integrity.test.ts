@@ -263,7 +263,12 @@ except OSError as e:
     error = errno.errorcode[e.errno]
 print(json.dumps({"files": n, "error": error}), flush=True)`;
 
-  test.each(KINDS)(
+  const WITH_DOCKER: readonly (readonly [string, () => Promise<Sandbox>])[] = [
+    ...KINDS,
+    ...(DOCKER_TESTS ? ([["docker, warm interpreters", () => createWarmDockerSandbox(1)]] as const) : []),
+  ];
+
+  test.each(WITH_DOCKER)(
     "%s: the scratch's inodes are capped, and the slot is ready again at once",
     async (_kind, create) => {
       const sandbox = await create();
