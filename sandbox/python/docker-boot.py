@@ -6,7 +6,7 @@ Usage:  python3 -s -c <scratch_files.py, then this source> HEADER   (src/sandbox
              "limits": {"memory", "nproc", "fsize", "cpu_s"?}}
 Stdin:  the files' bytes, in order, then the program's stdin bytes.
 
-It writes the files under /tmp (the scratch), then forks: the child takes a pipe carrying the stdin bytes
+It makes itself non-dumpable, writes the files under /tmp (the scratch), then forks: the child takes a pipe carrying the stdin bytes
 as fd 0, the run's limits as hard rlimits (as `prlimit` sets them under bwrap: address space, file size,
 CPU seconds, no core dumps; the process limit is the container's pids cgroup, which docker.ts sets, not
 RLIMIT_NPROC, which would count every process of the uid on the host) and executes argv with the container's stdout and stderr; this
@@ -15,6 +15,7 @@ with the child's status, 128 + N for a signal N (as bwrap's init reports). Exit 
 failed before argv ran (the server reports the sandbox, not the program).
 """
 
+import ctypes
 import json
 import os
 import resource
@@ -25,6 +26,11 @@ def _boot():
     try:
         if os.getpid() != 1:
             raise OSError("not the container's init")
+        # It holds the request (the files and stdin: a harness run's tests and nonce) in its memory: no
+        # other process of the container may read it through /proc/1/mem (nor ptrace it, which the
+        # syscall filter refuses anyway). The program gets a dumpable process of its own from execvp.
+        if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+            raise OSError("prctl(PR_SET_DUMPABLE, 0) failed")
         header = json.loads(sys.argv[1])
 
         def read_exact(size):

@@ -10,13 +10,19 @@ Only ever run inside the sandbox (the stdio style kills every other process of i
 between cases; it checks it has one, see _kill_others). Run directly by bwrap or, warm, by the fork
 server (sandbox/python/forkserver.py), which runs it exactly as `python3 -s -c LOADER ARGS` would. Imports are what each style needs: unittest only
 for the unittest style, and the stdio style imports neither ast, json, traceback nor unittest.
-Files:  program.py (the candidate), tests.py (the task's tests), in the working directory. tests.py is
-        read and deleted before any candidate code runs.
-Stdin:  one line, a random nonce. It is read, and fd 0 replaced by /dev/null, before any candidate code runs.
+Files:  program.py (the candidate), in the working directory.
+Stdin:  one line, a random nonce, then the task's tests (the text of a module, compiled as "tests.py"). It
+        is read, and fd 0 replaced by /dev/null, before any candidate code runs. The tests are never a file
+        (a fresh bwrap sandbox's init, which no flag makes non-dumpable, keeps the last block of every file
+        it copies in: a subprocess of the program could read it through /proc/1/mem).
 
 Results go to stdout as records the candidate cannot forge without the nonce, each on its own line:
 
-    @@minedit:<nonce>:<kind>:<json>
+    @@minedit:<tag>:<kind>:<json>      tag: HMAC-SHA256("<kind>:<json>") keyed with the nonce, its first 16
+                                       bytes in hex (src/runners/python.ts, parseTaggedRecords)
+
+The nonce itself is never written: the output is no secret (under Docker the run's stdout is a pipe, and
+any process holding its write end can open the read end through /proc/self/fd and read the records).
 
     ready   after the inputs are read and the tests compiled, before candidate code runs;
             {"total": static estimate of the number of tests}
@@ -60,10 +66,13 @@ tests/sandbox/hostile.test.ts or reward-hacks.test.ts):
   random order), which catches mock.ANY and objects configured to be equal to everything. When both
   operands are the program's (its own class compared with an instance the tests built from it), the
   program's __eq__ decides: that is the task's own semantics.
-- Reading the test: tests.py is deleted before candidate code runs (so open(), linecache and
+- Reading the test: the tests arrive on stdin, never as a file (so open(), linecache and
   inspect.getsource find nothing). A permanent audit hook (sys.addaudithook) refuses, to code other
   than this harness's, the tests' and a fixed set of library call sites: frames (sys._getframe,
-  traceback.tb_frame, running generators' and coroutines' frames, sys._current_frames), the code objects
+  traceback.tb_frame, generators', coroutines' and async generators' frames whether running or not, as a
+  frame taken from a suspended generator is the running one, its f_back the caller, once the generator is
+  resumed from deeper in the stack; inspect.getgeneratorstate and getcoroutinestate, which only test it
+  for None, may; sys._current_frames), the code objects
   of the tests' entry points and of this harness (function.__code__, frame.f_code), gc.get_objects /
   get_referrers / get_referents, sys.settrace / setprofile, new audit hooks, and compiling or building
   code that claims a library file name (except Jinja2 compiling a library's own template file, and gc
@@ -72,32 +81,74 @@ tests/sandbox/hostile.test.ts or reward-hacks.test.ts):
   without locals, warnings, pandas and matplotlib stack levels) keep working: a library function may
   take a frame only if its own code names the frame API it uses, and a frame it fetches must not lie
   beyond the program's frame that called it;
-  those that hand frames to their caller (inspect, traceback.walk_stack/walk_tb, dis, cgitb, pdb, ...)
-  are judged by their caller. Signal handlers get None for the frame (the handler is wrapped).
+  those that hand frames to their caller (inspect, traceback.walk_stack/walk_tb, dis, cgitb, pdb,
+  types.coroutine's wrapper, ...) are judged by their caller. Signal handlers get None for the frame (the
+  handler is wrapped). Nothing the hook does runs the program's code (with its guard held that code would
+  run unaudited): it calls only builtin types' own methods on what an event hands it.
+- Code passing for the library's: library code is trusted by its file name (a code object's co_filename
+  under the interpreter's library directories), so the hook sees that only the interpreter names code so,
+  from that file: compile() only of the file's own text (or Jinja2's template, above); code.__new__ /
+  replace only by the library sites that rename code of their own (numpy's dispatchers, types.coroutine,
+  attrs' and cloudpickle's templates), and never with a str subclass as a name; marshal.loads of code
+  objects never by the program itself, and by a library (the import system reading a .pyc) only of
+  bytecode claiming no library file name unless it is that library file's own content (a .pyc crafted in
+  the scratch and imported is refused); marshal.load not for the program; _imp._fix_co_filename (which
+  renames code in place) is replaced by a wrapper that renames code to a library file's name only for
+  the import system loading that library's own bytecode. Every check of a file name takes only an exact
+  str (a subclass's startswith could say anything) without "." or ".." parts (a library directory's path
+  can lead back out to the scratch, where compile()'s check would find the program's own text).
 - The tests' own code: test methods, setUp/tearDown(Class) and check() start with a harness call that
   accepts only a call from the harness's own test run (the running test instance, reached through
   unittest and library frames only); the program calling them with a fake `self` (to record what the
   test compares) is refused and the run counts as tampered. Failures in a test body (and in subTest
   blocks) are recorded by the harness before unittest sees them.
-- Reaching the runner's objects: the harness's state, the record writer and the nonce live only in its
-  own frames and in the constants of its functions' code objects (co_consts, behind function.__code__,
-  which the hook refuses); nothing the program can reach by attribute (classes, closures, __globals__,
-  __defaults__) leads to them. The program's code runs with the harness frames above it, but gets no frame.
-- Printing a fake result: it would need the nonce (see above; never in argv, environment or files).
+- Reaching the runner's objects: the harness's state, the record writer and the nonce live only in the
+  constants of its functions' code objects (co_consts, behind function.__code__, which the hook refuses):
+  every closure of _harness that the run uses is replaced by a sealed copy (_seal_closures: free
+  variables and global names become constants, cells are empty, globals hold only the builtins), and
+  _harness returns the sealed run before it starts, so no frame on the stack while candidate code runs
+  holds them in its locals, cells or globals: even a program handed a frame (see what remains) walks
+  f_back and f_locals to nothing of the harness's. Nothing the program can reach by attribute (classes,
+  closures, __globals__, __defaults__) leads to them either.
+- The process's memory: the harness makes itself non-dumpable before it reads anything (prctl
+  PR_SET_DUMPABLE 0; a fork server's child already is), so no other process of the sandbox (a subprocess
+  has no audit hook) can open its /proc/PID/mem or fds, and its own /proc/self/mem is root's; the hook
+  also refuses the program opening any process's mem, pagemap, map_files or /proc directory (resolved
+  through links and "..", with relative paths refused by name as os.open's dir_fd is not shown), making a
+  link to them, and ctypes' audited calls (dlopen, dlsym, string_at, wstring_at, from_address,
+  PyObj_FromPtr, call_function; library code may: scikit-learn's threadpoolctl loads BLAS with it; a
+  from_buffer view of an object's own buffer and addressof are allowed). No copy of the secrets stays in
+  memory: the nonce is kept masked (XOR with random bytes) and unmasked only into a buffer zeroed after
+  each record's HMAC, stdin is read into a buffer that is zeroed, and the tests' text is read into a
+  buffer, parsed from it with glibc's M_PERTURB on (freed memory overwritten) and zeroed; a fork server
+  receives each request into a mapping its children do not inherit (forkserver.py).
+- Printing a fake result: it would need the nonce (see above; never in argv, environment, files or the
+  output).
 - Raising unittest.SkipTest from the candidate: a test skipped at run time counts as failed; only tests
   skipped by decorator (known before running) are left out of the total.
 What remains possible (tests and candidate share one interpreter by design, as BigCodeBench and HumanEval
-run them): ctypes (arbitrary memory, the C API); bytecode files crafted to carry a library file name; a
-library function that returns its caller's frame or runs a callable for the program (third-party code
-is trusted by file name), or code the program execs in a library module's namespace (taken for a
+run them): raw memory access the hook cannot see, which reads and writes anything in the process, the
+harness's objects included (masking only keeps the nonce from being found by a plain search): ctypes
+without an audited call (memmove, cast to py_object, c_char_p(address).value, a Union of a pointer and an
+int, a function pointer resolved by a library or cached on a CDLL), numpy's __array_interface__ or
+as_strided over an address (the bigcodebench runtime), crafted marshal data or bytecode (code.replace
+of its own function with a bad co_code), cffi; a library function that returns its caller's frame (its
+callers' frames are open to the program: the tests' locals, though none of the harness's) or runs a
+callable for the program (third-party code is trusted by file name), or code the program execs in a
+library module's namespace, or in a module it makes with a library file's __file__ (taken for a
 dataclass's generated methods); Jinja2's output for a library template, trusted as that template's file
 when the text and the generator are the library's (environment state the program changed, e.g. its
 delimiters, is not examined); a library attribute the tests' text does not name; inspect.currentframe()
-is refused even for the program's own frame (its f_back leads to the tests); data the tests keep outside their functions (module or class attributes,
-module-level helper functions) is readable and callable; a monkey-patch that restores itself before the
-harness checks (mock's and numpy's assert helpers, asserts not called as self.assertX); a program-defined
-object compared with another program-defined object; isinstance() fooled by a __class__ property; and
-threads racing the checks. The sandbox, not this file, is the security boundary.
+is refused even for the program's own frame (its f_back leads to the tests), as is a generator's frame
+(inspect.getgeneratorlocals too); /proc/self/environ, io and the like are root's in a non-dumpable
+process (psutil's io_counters fails); data the tests keep outside their functions (module or class
+attributes, module-level helper functions) is readable and callable; a monkey-patch that restores itself
+before the harness checks (mock's and numpy's assert helpers, asserts not called as self.assertX); a
+program-defined object compared with another program-defined object; isinstance() fooled by a __class__
+property; and threads racing the checks. Outside this process: in a fresh bwrap sandbox, bwrap's init
+(pid 1) is dumpable and keeps the last block of each file it copied in (the tests' text included) in its
+memory, which a subprocess can read through /proc/1/mem (src/sandbox/bwrap.ts's to fix). The sandbox,
+not this file, is the security boundary.
 """
 
 import sys
@@ -106,90 +157,87 @@ import sys
 # classes and of the result class, as constants of the tests' code, as signal/_imp replacements). They
 # have no closure and empty globals; whatever they use is a constant of their code object, put there by
 # _seal() from placeholders "\x00minedit:NAME" (NAME an attribute of the harness's private namespace K),
-# so reaching it takes function.__code__, which the audit hook refuses to the program.
+# so reaching it takes function.__code__, which the audit hook refuses to the program. K itself is never
+# bound to a local name (a frame's f_locals would show it): each use is the constant, on the value stack.
+# The closures of _harness they call are sealed the same way once everything is set (_seal_closures).
 
 
 def _s_cmp(op, a, b):
     type_ = "\x00minedit:type"
     scalars = "\x00minedit:SCALARS"
     if type_(a) in scalars and type_(b) in scalars:
-        ops = "\x00minedit:CMP_OPS"
-        return ops[op](a, b)
-    K = "\x00minedit:K"
-    return K.cmp(op, a, b)
+        return "\x00minedit:CMP_OPS"[op](a, b)
+    return "\x00minedit:K".cmp(op, a, b)
 
 
 def _s_arith(op, a, b):
     type_ = "\x00minedit:type"
     scalars = "\x00minedit:SCALARS"
     if type_(a) in scalars and type_(b) in scalars:
-        ops = "\x00minedit:ARITH_OPS"
-        return ops[op](a, b)
-    K = "\x00minedit:K"
-    return K.arith(op, a, b)
+        return "\x00minedit:ARITH_OPS"[op](a, b)
+    return "\x00minedit:K".arith(op, a, b)
 
 
 def _s_abs(x, *more):
-    K = "\x00minedit:K"
-    return K.safe_abs(x, *more)
+    return "\x00minedit:K".safe_abs(x, *more)
 
 
 def _s_enter(owner):
-    K = "\x00minedit:K"
-    return K.enter(owner)
+    return "\x00minedit:K".enter(owner)
 
 
 def _s_fail(error):
-    K = "\x00minedit:K"
-    return K.body_failed(error)
+    return "\x00minedit:K".body_failed(error)
 
 
 def _s_register(obj):
-    K = "\x00minedit:K"
-    return K.register(obj)
+    return "\x00minedit:K".register(obj)
 
 
 def _s_assert(self, *args, **kwargs):
-    K = "\x00minedit:K"
-    return K.run_assert("\x00minedit:METHOD", self, args, kwargs)
+    return "\x00minedit:K".run_assert("\x00minedit:METHOD", self, args, kwargs)
 
 
 def _s_result_method(self, *args):
-    K = "\x00minedit:K"
-    return K.result_event("\x00minedit:METHOD", self, args)
+    return "\x00minedit:K".result_event("\x00minedit:METHOD", self, args)
 
 
 def _s_audit(event, args):
-    events = "\x00minedit:AUDIT_EVENTS"
-    if event not in events:
+    # K is never a local of a frame (a frame reached some other way must not lead to it): each use is a
+    # constant, on the value stack only.
+    if event not in "\x00minedit:AUDIT_EVENTS":
         return
-    K = "\x00minedit:K"
-    ident = K.get_ident()
-    guard = K.guard
-    if ident in guard:
+    ident = "\x00minedit:K".get_ident()
+    if ident in "\x00minedit:K".guard:
         return
-    guard.add(ident)
+    "\x00minedit:K".guard.add(ident)
     try:
-        denied = K.audit_check(event, args)
+        denied = "\x00minedit:K".audit_check(event, args)
     finally:
-        guard.discard(ident)
+        "\x00minedit:K".guard.discard(ident)
     if denied:
-        raise K.RuntimeError("minedit: " + denied + " is not available to the program under test")
+        message = "minedit: " + denied + " is not available to the program under test"
+        # What a file or a library refused is an OSError, as the kernel's own refusals are: code that
+        # handles a library it cannot load (BigCodeBench/565 expects OSError from ctypes.CDLL) still can.
+        if event == "open" or event == "os.symlink" or event.startswith("ctypes."):
+            raise "\x00minedit:K".PermissionError(message)
+        raise "\x00minedit:K".RuntimeError(message)
 
 
 def _s_signal(signalnum, handler):
-    K = "\x00minedit:K"
-    return K.signal_install(signalnum, handler)
+    return "\x00minedit:K".signal_install(signalnum, handler)
 
 
 def _s_getsignal(signalnum):
-    K = "\x00minedit:K"
-    return K.signal_get(signalnum)
+    return "\x00minedit:K".signal_get(signalnum)
 
 
 def _s_create_builtin(spec):
-    K = "\x00minedit:K"
-    return K.create_builtin(spec)
+    return "\x00minedit:K".create_builtin(spec)
+
+
+def _s_fix_co_filename(code, path):
+    return "\x00minedit:K".fix_co_filename(code, path)
 
 
 def _s_frameless_call(self, signum, frame):
@@ -213,6 +261,149 @@ def _seal(fn, K, **extra):
         return c
 
     return types.FunctionType(sub(fn.__code__), {"__builtins__": {}}, fn.__name__, fn.__defaults__, None)
+
+
+def _op_in(a, b):
+    return a in b
+
+
+def _op_not_in(a, b):
+    return a not in b
+
+
+def _seal_closures(roots, is_ours):
+    """Sealed copies of the harness's closures: every function `is_ours` accepts that `roots` lead to (as
+    themselves, or in a tuple, list, dict or namespace among them or their closures' variables, at most
+    two levels down) is replaced by a copy whose free variables and global names are constants of its code
+    (bytecode LOAD_DEREF and LOAD_GLOBAL become LOAD_CONST, in nested code objects too), with a closure of
+    empty cells and globals of its own that hold nothing but the builtins module. A frame of such a copy
+    shows only its arguments and its own variables in f_locals and f_globals: the record writer, the
+    harness's state and everything else it uses sit behind function.__code__ (which the audit hook refuses
+    to the program), never in a frame or a cell, and a module attribute or builtin the program replaces
+    later is not what the harness calls. Lists, dicts and namespaces are updated in place; returns
+    {id(original): copy}. Runs once, before candidate code: every variable of the enclosing function must
+    have its final value (one bound later would not be seen). Written for CPython 3.11's bytecode: what it
+    cannot rewrite (a free variable assigned, an import, a class body) it refuses, loudly, before the run."""
+    import builtins
+    import opcode
+    import types
+
+    op = opcode.opmap
+    LOAD_CONST, LOAD_DEREF, LOAD_GLOBAL = op["LOAD_CONST"], op["LOAD_DEREF"], op["LOAD_GLOBAL"]
+    EXTENDED_ARG, NOP, PUSH_NULL = op["EXTENDED_ARG"], op["NOP"], op["PUSH_NULL"]
+    # Free variables only ever read; no name looked up at run time (imports, class bodies, globals).
+    WRITES = (op["STORE_DEREF"], op["DELETE_DEREF"], op["LOAD_CLASSDEREF"])
+    REFUSED = (op["IMPORT_NAME"], op["LOAD_BUILD_CLASS"], op["STORE_GLOBAL"], op["DELETE_GLOBAL"], op["LOAD_NAME"])
+    GLOBAL_UNITS = 1 + opcode._inline_cache_entries[LOAD_GLOBAL]
+    copies = {}
+    made = []
+    seen = set()
+
+    def value(v, depth=0):
+        t = type(v)
+        if t is types.FunctionType and is_ours(v):
+            copy = copies.get(id(v))
+            if copy is None:
+                cells = tuple(types.CellType() for _ in v.__code__.co_freevars)
+                # (Its globals hold only the builtins, for C code that looks them up in the caller's frame:
+                # an extension module's initialisation, as _pickle's, through _imp.create_builtin.)
+                copy = types.FunctionType(v.__code__, {"__builtins__": builtins}, v.__name__, v.__defaults__, cells)
+                copy.__kwdefaults__ = v.__kwdefaults__
+                copy.__qualname__ = v.__qualname__
+                copies[id(v)] = copy
+                made.append((v, copy))
+            return copy
+        if depth > 1 and t is not types.SimpleNamespace or id(v) in seen:
+            return v
+        if t is tuple:
+            items = tuple(value(x, depth + 1) for x in v)
+            return v if all(a is b for a, b in zip(items, v)) else items
+        if t is list or t is dict or t is types.SimpleNamespace:
+            seen.add(id(v))
+            d = v if t is not types.SimpleNamespace else vars(v)
+            for k in list(range(len(d))) if t is list else list(d):
+                new = value(d[k], depth + 1)
+                if new is not d[k]:
+                    d[k] = new
+        return v
+
+    def at(ops, codes):
+        """The positions (in code units) of the instructions whose opcode is one of `codes`."""
+        for c in codes:
+            i = ops.find(c)
+            while i >= 0:
+                yield i
+                i = ops.find(c, i + 1)
+
+    def seal_code(code, values, globs):
+        consts = list(code.co_consts)
+        slots = {}
+
+        def const(key, v):
+            if key not in slots:
+                slots[key] = len(consts)
+                consts.append(v)
+            return slots[key]
+
+        raw = bytearray(code.co_code)
+        ops = bytes(raw[0::2])
+
+        def arg_of(i):
+            if not i or ops[i - 1] != EXTENDED_ARG:
+                return raw[2 * i + 1]
+            if i >= 2 and ops[i - 2] == EXTENDED_ARG:
+                raise RuntimeError("cannot seal " + code.co_qualname + ": an argument beyond 65535")
+            return raw[2 * i + 1] | raw[2 * i - 1] << 8
+
+        for i in at(ops, REFUSED):
+            raise RuntimeError("cannot seal " + code.co_qualname + ": " + opcode.opname[ops[i]])
+        for i in at(ops, WRITES):
+            if code._varname_from_oparg(arg_of(i)) in values:
+                raise RuntimeError("cannot seal " + code.co_qualname + ": " + opcode.opname[ops[i]])
+        for i in at(ops, (LOAD_DEREF,)):
+            name = code._varname_from_oparg(arg_of(i))
+            if name in values:
+                k = const(("free", name), values[name])
+                prefixed = i and ops[i - 1] == EXTENDED_ARG
+                if k > 255 and not prefixed:
+                    raise RuntimeError("cannot seal " + code.co_qualname + ": too many constants")
+                if prefixed:
+                    raw[2 * i - 2 : 2 * i] = bytes((EXTENDED_ARG, k >> 8))
+                raw[2 * i : 2 * i + 2] = bytes((LOAD_CONST, k & 255))
+        for i in at(ops, (LOAD_GLOBAL,)):
+            arg = arg_of(i)
+            name = code.co_names[arg >> 1]
+            if name in globs:
+                found = value(globs[name])
+            elif name in vars(builtins):
+                found = vars(builtins)[name]
+            else:
+                raise RuntimeError("cannot seal " + code.co_qualname + ": unknown global " + name)
+            k = const(("global", name), found)
+            start = i - 1 if i and ops[i - 1] == EXTENDED_ARG else i
+            units = [(PUSH_NULL, 0)] if arg & 1 else []
+            units += [(EXTENDED_ARG, k >> 8), (LOAD_CONST, k & 255)] if k > 255 else [(LOAD_CONST, k)]
+            units += [(NOP, 0)] * (i + GLOBAL_UNITS - start - len(units))
+            raw[2 * start : 2 * (i + GLOBAL_UNITS)] = bytes(b for unit in units for b in unit)
+        for n, c in enumerate(code.co_consts):
+            if type(c) is types.CodeType:
+                consts[n] = seal_code(c, {name: values[name] for name in c.co_freevars if name in values}, globs)
+        return code.replace(co_code=bytes(raw), co_consts=tuple(consts))
+
+    for root in roots:
+        value(root)
+    done = 0
+    while done < len(made):
+        original, copy = made[done]
+        done += 1
+        values = {}
+        for name, cell in zip(original.__code__.co_freevars, original.__closure__ or ()):
+            try:
+                values[name] = value(cell.cell_contents)
+            except ValueError:
+                pass  # never bound: left a free variable, an error if read
+        copy.__code__ = seal_code(original.__code__, values, original.__globals__)
+    return copies
 
 
 def _harness():
@@ -258,6 +449,8 @@ def _harness():
     CodeType = types.CodeType
     getframe = sys._getframe
     urandom = os.urandom
+    # OpenSSL's HMAC, not the hmac module's Python code, which a program could replace to see the key.
+    hmac_digest = __import__("_hashlib").hmac_digest
     if unittest_style:
         TestCase = unittest.case.TestCase
         TestResult = unittest.result.TestResult
@@ -268,29 +461,84 @@ def _harness():
         TestCase = TestResult = TestLoader = TestSuite = type("NoUnittest", (), {})
     stderr_fd = 2
 
-    # --- the nonce and the private result channel ---------------------------------------------------
-    data = b""
+    # --- not dumpable, first ------------------------------------------------------------------------
+    # A process that is not dumpable cannot be read by another process of the sandbox (a subprocess of the
+    # program, which has no audit hook, through /proc/PID/mem or ptrace), and its own /proc/self/mem,
+    # pagemap and map_files belong to root, so not even this process can open them. A fork server's child
+    # already is (forkserver.py); a fresh interpreter becomes so here, before it reads anything.
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        # Before `ready`: the runner reports the harness, not the candidate, and nothing runs unprotected.
+        os.write(2, b"harness: prctl(PR_SET_DUMPABLE, 0) failed\n")
+        os._exit(3)
+
+    def perturb(on):
+        """glibc's M_PERTURB: while on, memory freed through malloc is overwritten (what the parser copies
+        of the tests' text goes with it); small blocks of CPython's own allocator are not malloc's."""
+        try:
+            libc.mallopt(-6, 0xA5 if on else 0)  # M_PERTURB
+        except AttributeError:
+            pass  # not glibc
+
+    # --- the nonce, the tests' text, and the private result channel --------------------------------------
+    # Stdin is the nonce's line, then the tests' text. Neither ever sits in this process's memory as text:
+    # stdin is read into one buffer (grown by copying, each old one zeroed), the nonce kept masked (XOR
+    # with as many random bytes), the tests' text copied into a buffer of its own (parsed below, then
+    # zeroed) and the first buffer zeroed; emit unmasks the nonce into a buffer of its own only to tag a
+    # record, and zeroes that. (Not a file: in a fresh bwrap sandbox, bwrap's init, which stays dumpable,
+    # keeps in its memory the last block of every file it copied in.)
+    received = bytearray(1 << 16)
+    got = 0
     while True:
-        chunk = os.read(0, 4096)
-        if not chunk:
+        if got == len(received):
+            grown = bytearray(2 * len(received))
+            grown[:got] = received
+            received[:] = bytes(len(received))
+            received = grown
+        n = os.readv(0, [memoryview(received)[got:]])
+        if not n:
             break
-        data += chunk
+        got += n
+    newline = received.find(b"\n", 0, got)
+    line_end = got if newline < 0 else newline
+    start, end = 0, line_end
+    while start < end and received[start] in b" \t\r\x0b\x0c":
+        start += 1
+    while end > start and received[end - 1] in b" \t\r\x0b\x0c":
+        end -= 1
+    mask = urandom(end - start)
+    masked = bytes(received[start + i] ^ mask[i] for i in range(end - start))
+    tests_text = bytearray(max(0, got - line_end - 1))
+    tests_text[:] = memoryview(received)[line_end + 1 : got]
+    received[:] = bytes(len(received))
+    del received, got, newline, line_end, start, end
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
     # A private copy of stdout: the candidate closing or redirecting fd 1 does not cut the channel.
     out_fd = os.dup(1)
+    HEAD = b"\n@@minedit:"
 
-    def make_emitter(fd, prefix):
-        def emit(kind, payload):
-            line = prefix + kind.encode() + b":" + dumps(payload, ensure_ascii=True).encode() + b"\n"
-            while line:
-                line = line[write(fd, line) :]
-
-        return emit
-
-    emit = make_emitter(out_fd, b"\n@@minedit:" + data.strip() + b":")
-    del data
+    def emit(kind, payload):
+        """Writes one record: its tag is HMAC-SHA256 of "kind:json" keyed with the nonce (the first 16 bytes,
+        in hex), so the nonce itself is never written: a program that reads the output back (under Docker
+        the run's stdout is a pipe, and whoever holds its write end can open the read end through
+        /proc/self/fd, a subprocess as well) learns nothing to tag a record of its own with. The key is
+        unmasked into a buffer of its own for the moment of the call, and zeroed."""
+        body = kind.encode() + b":" + dumps(payload, ensure_ascii=True).encode()
+        key = bytearray(len_(masked))
+        try:
+            for i in range(len_(masked)):
+                key[i] = masked[i] ^ mask[i]
+            tag = hmac_digest(key, body, "sha256")[:16].hex().encode()
+        finally:
+            key[:] = bytes(len_(key))
+        line = HEAD + tag + b":" + body + b"\n"
+        done = 0
+        while done < len_(line):
+            done += write(out_fd, line[done:])
 
     # Address space held back and released before the final report, so a candidate that exhausted the
     # memory limit (RLIMIT_AS: address space, not resident memory) still lets it be written. An anonymous
@@ -346,20 +594,20 @@ def _harness():
         finish("tests_invalid", 0, 0, False, "harness usage: harness.py unittest | assert ENTRY_POINT")
     with open("program.py", encoding="utf-8") as f:
         program_source = f.read()
-    with open("tests.py", encoding="utf-8") as f:
-        tests_source = f.read()
-    # The tests are never a file the program can read (open, linecache, inspect.getsource).
-    try:
-        os.unlink("tests.py")
-    except OSError as e:
-        finish("tests_invalid", 0, 0, False, "cannot remove tests.py: " + str_(e))
+    # The tests' text (from stdin, above) is parsed from its buffer under M_PERTURB and the buffer zeroed:
+    # no copy of it stays in this process's memory, and it is never a file the program could read (open,
+    # linecache, inspect.getsource). What it compiles to (the tests' constants) must stay, of course.
 
     # --- compile the tests (no candidate code has run yet) ----------------------------------------------
+    perturb(True)
     try:
-        tests_tree = ast.parse(tests_source, "tests.py")
-    except SyntaxError as e:
+        tests_tree = ast.parse(tests_text, "tests.py")
+    except (SyntaxError, ValueError) as e:  # (ValueError: a NUL byte)
         finish("tests_invalid", 0, 0, False, "tests do not compile: " + describe(type_(e), e))
-    del tests_source
+    finally:
+        tests_text[:] = bytes(len_(tests_text))
+        perturb(False)
+    del tests_text
 
     nested_asserts = False
     asserts = 0
@@ -434,6 +682,7 @@ def _harness():
         "type", "len", "isinstance", "issubclass", "id", "getattr", "hasattr", "repr", "str", "bool", "int",
         "float", "complex", "bytes", "list", "tuple", "dict", "set", "frozenset", "iter", "next", "abs",
         "callable", "object", "RuntimeError", "TypeError", "ValueError", "Exception", "BaseException",
+        "PermissionError",
     ):  # fmt: skip
         setattr(K, name, getattr_(builtins, name))
     K.K = K
@@ -442,10 +691,7 @@ def _harness():
     SCALARS = frozenset_((int, bool, float, complex, str, bytes, type_(None), range, type, type_(...)))
     K.SCALARS = SCALARS
     contains = operator.contains
-    K.CMP_OPS = (
-        operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
-        lambda a, b: contains(b, a), lambda a, b: not contains(b, a),
-    )  # fmt: skip
+    K.CMP_OPS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, _op_in, _op_not_in)
     K.ARITH_OPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod, operator.pow)
     state = {
         "started": set(),  # ids of the tests whose own code began
@@ -492,6 +738,19 @@ def _harness():
     # numpy (before 1.25) builds its dispatching functions with exec() under this name, at import.
     NUMPY_INTERNALS = "<__array_function__ internals>"
     LIB = tuple(sorted({r.rstrip("/") + "/" for r in roots})) + ("<frozen ", NUMPY_INTERNALS)
+    str_startswith = str.startswith
+    str_endswith = str.endswith
+
+    def lib_name(name):
+        """Whether a code object's file name `name` is a library file's: a str (a subclass's startswith could
+        say anything) under the library roots, without a "." or ".." part (which could lead back out, to the
+        scratch). The audit hook sees to it that only the interpreter gives code such a name, from that file
+        (compile, code.__new__, marshal and _imp._fix_co_filename)."""
+        return type_(name) is str and str_startswith(name, LIB) and "/../" not in name and "/./" not in name and "//" not in name
+
+    def lib_code(code):
+        return lib_name(code.co_filename)
+
     # Code objects by id (a code object holding K among its constants is unhashable); `keep` holds them.
     trusted_codes = set()
     entry_codes = {}  # id(code) -> "test" | "fixture" | "class" | "check"
@@ -515,7 +774,7 @@ def _harness():
         if t in C_CALLABLES:
             return False
         if t is FunctionType:
-            return not obj.__code__.co_filename.startswith(LIB)
+            return not lib_code(obj.__code__)
         if t is staticmethod or t is classmethod:
             return foreign_code(obj.__func__, depth + 1)
         if t is partial_type:
@@ -1023,14 +1282,16 @@ def _harness():
     K.run_assert = run_assert
 
     # --- the tests' entry points ------------------------------------------------------------------------
+    kernel = [None]  # the code of the (sealed) run, the root of every test run: set once it exists
+
     def chain_ok(frame):
         """Whether only the harness, the tests and library code lie between `frame` and the harness's run."""
         f = frame
         while f is not None:
             code = f.f_code
-            if code is kernel_code:
+            if code is kernel[0]:
                 return True
-            if id_(code) not in trusted_codes and not code.co_filename.startswith(LIB):
+            if id_(code) not in trusted_codes and not lib_code(code):
                 return False
             f = f.f_back
         return False
@@ -1144,27 +1405,50 @@ def _harness():
     K.create_builtin = create_builtin
 
     # --- the audit hook -----------------------------------------------------------------------------------
+    # Nothing the hook does may run the program's code: with the hook's guard held (see _s_audit), that code
+    # would run unaudited. So only builtin types' own methods are called on what an event hands it (a str
+    # subclass's startswith or __eq__, an object's __bool__, a property, are never reached), and the file
+    # system is read through functions bound here, not module attributes the program can replace.
+    lstat = os.lstat
+    readlink = os.readlink
+    getcwd = os.getcwd
+    S_ISLNK = __import__("stat").S_ISLNK
+    marshal_loads = __import__("marshal").loads
+
     def lib_file(name):
         return os.path.join(stdlib, name)
 
-    # Library functions that hand the frames they take to their caller: their caller is judged instead.
+    # Library functions that hand the frames they take to their caller: their caller is judged instead (by
+    # the names its code must use: the function's own name, or the site's).
     PASS_FILES = frozenset_(lib_file(n) for n in ("inspect.py", "dis.py", "cgitb.py", "pdb.py", "bdb.py", "doctest.py", "trace.py", "pydoc.py", "code.py"))
     PASS_SITES = {
-        (lib_file("traceback.py"), "walk_stack"): "walk_stack",
-        (lib_file("traceback.py"), "walk_tb"): "walk_tb",
-        (lib_file("traceback.py"), "_walk_tb_with_full_positions"): "_walk_tb_with_full_positions",
-        (lib_file("traceback.py"), "StackSummary.extract.<locals>.extended_frame_gen"): "extended_frame_gen",
-        (lib_file("logging/__init__.py"), "<lambda>"): "currentframe",
-        (lib_file("asyncio/base_tasks.py"), "_task_get_stack"): "_task_get_stack",
+        (lib_file("traceback.py"), "walk_stack"): ("walk_stack",),
+        (lib_file("traceback.py"), "walk_tb"): ("walk_tb",),
+        (lib_file("traceback.py"), "_walk_tb_with_full_positions"): ("_walk_tb_with_full_positions",),
+        (lib_file("traceback.py"), "StackSummary.extract.<locals>.extended_frame_gen"): ("extended_frame_gen",),
+        (lib_file("logging/__init__.py"), "<lambda>"): ("currentframe",),
+        (lib_file("asyncio/base_tasks.py"), "_task_get_stack"): ("_task_get_stack",),
+        # types.coroutine's wrapper of a generator returns the generator's frame (also as cr_frame).
+        (lib_file("types.py"), "_GeneratorWrapper.gi_frame"): ("gi_frame", "cr_frame"),
     }
+
+    def no_locals_captured(f):
+        value = f.f_locals.get("capture_locals")
+        return value is None or value is False
+
     # Sites with a condition: traceback's extraction reads the frames' locals when asked to (capture_locals).
     SITE_RULES = {
-        (lib_file("traceback.py"), "StackSummary._extract_from_extended_frame_gen"): lambda f: not f.f_locals.get("capture_locals"),
+        (lib_file("traceback.py"), "StackSummary._extract_from_extended_frame_gen"): no_locals_captured,
     }
+    # Library functions that only test a generator's or coroutine's frame for None (its state).
+    STATE_SITES = {(lib_file("inspect.py"), "getgeneratorstate"), (lib_file("inspect.py"), "getcoroutinestate")}
 
     def lib_site(code, tail, qualname):
         """Whether `code` is the library function `qualname` of a file ending in `tail` (any library root)."""
-        return code.co_qualname == qualname and code.co_filename.endswith(tail) and code.co_filename.startswith(LIB)
+        if not lib_code(code):
+            return False
+        q = code.co_qualname
+        return type_(q) is str and q == qualname and str_endswith(code.co_filename, tail)
 
     def library_class(klass):
         """Whether every function the class and its bases define is library code (none the program's)."""
@@ -1187,21 +1471,30 @@ def _harness():
         outer = frame.f_back
         if outer is None or not lib_site(outer.f_code, "/jinja2/environment.py", "Environment.compile"):
             return False
-        env, text = outer.f_locals.get("self"), outer.f_locals.get("source_hint")
-        if type_(text) is not str or outer.f_locals.get("filename") != filename:
+        where = outer.f_locals
+        env, text, named = where.get("self"), where.get("source_hint"), where.get("filename")
+        if type_(text) is not str or type_(named) is not str or named != filename:
+            return False
+        # (The environment's class first: only then are its attributes read, none of them the program's.)
+        if not library_class(type_(env)):
             return False
         own = getattr_(env, "__dict__", {})
-        if not library_class(type_(env)) or any(name in own for name in JINJA_COMPILING):
+        if type_(own) is not dict or any(name in own for name in JINJA_COMPILING):
             return False
         generator = getattr_(env, "code_generator_class", None)
         if type_(generator) is not type or not library_class(generator):
             return False
-        if not all(library_class(type_(x)) for x in getattr_(env, "extensions", {}).values()):
+        extensions = getattr_(env, "extensions", {})
+        if type_(extensions) is not dict or not all(library_class(type_(x)) for x in extensions.values()):
+            return False
+        loader = getattr_(env, "loader", None)
+        encoding = getattr_(loader, "encoding", "utf-8") if library_class(type_(loader)) else "utf-8"
+        if type_(encoding) is not str:
             return False
         try:
             with open(filename, "rb") as f:
-                real = f.read().decode(getattr_(getattr_(env, "loader", None), "encoding", "utf-8"))
-        except (OSError, UnicodeDecodeError, LookupError, TypeError):
+                real = f.read().decode(encoding)
+        except (OSError, UnicodeDecodeError, LookupError):
             return False
         return text == real or text == real.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -1216,26 +1509,26 @@ def _harness():
         code = frame.f_code
         return any(e == event and lib_site(code, tail, q) for e, tail, q in GC_SITES)
 
-    def judge(frame, need, returned=None):
-        """Whether the frame API `need`, used by `frame`'s code, is allowed (see the docstring)."""
+    def judge(frame, needs, returned=None):
+        """Whether the frame API named by `needs`, used by `frame`'s code, is allowed (see the docstring)."""
         f = frame
         while f is not None:
             code = f.f_code
             if id_(code) in trusted_codes:
                 return True
-            filename = code.co_filename
-            if not filename.startswith(LIB):
+            if not lib_code(code):
                 return False
+            filename = code.co_filename
             key = (filename, code.co_qualname)
             if filename in PASS_FILES or key in PASS_SITES:
-                need = PASS_SITES.get(key, code.co_name)
+                needs = PASS_SITES.get(key) or (code.co_name,)
                 f = f.f_back
                 continue
             rule = SITE_RULES.get(key)
             if rule is not None:
                 if not rule(f):
                     return False
-            elif need not in code.co_names:
+            elif not any(need in code.co_names for need in needs):
                 return False
             return returned is None or within(frame, returned)
         return False
@@ -1249,7 +1542,7 @@ def _harness():
             code = f.f_code
             if id_(code) in trusted_codes:
                 return True
-            if not code.co_filename.startswith(LIB):
+            if not lib_code(code):
                 return False
             f = f.f_back
         return False
@@ -1261,13 +1554,232 @@ def _harness():
             code = f.f_code
             if id_(code) in trusted_codes:
                 return "trusted"
-            if not code.co_filename.startswith(LIB):
+            if not lib_code(code):
                 return "program"
             f = f.f_back
         return None
 
-    RUNNING = {"gi_frame": "gi_running", "cr_frame": "cr_running", "ag_frame": "ag_running"}
+    def state_site(frame, name):
+        """inspect.getgeneratorstate / getcoroutinestate reading a frame only to test it for None."""
+        if frame is None or not lib_code(frame.f_code):
+            return False
+        code = frame.f_code
+        return (code.co_filename, code.co_qualname) in STATE_SITES and name in code.co_names
+
+    # --- the process's memory: /proc/PID/mem and the like, ctypes, marshal ----------------------------------
+    # What is refused to the program here is its own memory and that of the sandbox's other processes: the
+    # nonce (masked), the tests' code, the harness's objects. The kernel refuses most of it already (this
+    # process is not dumpable, see above); these checks stand also where it would not.
+    PROC_SECRETS = frozenset_(("mem", "pagemap", "map_files"))
+
+    def resolve(path):
+        """`path` (relative to the working directory) with symbolic links, "." and ".." resolved as far as it
+        exists: os.path.realpath without the module attributes the program can replace."""
+        if not str_startswith(path, "/"):
+            try:
+                path = getcwd() + "/" + path
+            except OSError:
+                return path  # no working directory: the relative path fails to open anyway
+        done = []
+        todo = path.split("/")[::-1]
+        links = 0
+        while todo:
+            name = todo.pop()
+            if name == "" or name == ".":
+                continue
+            if name == "..":
+                if done:
+                    done.pop()
+                continue
+            here = "/" + "/".join(done + [name])
+            try:
+                mode = lstat(here).st_mode
+            except (OSError, ValueError):
+                done.append(name)
+                continue
+            if S_ISLNK(mode) and links < 40:
+                links += 1
+                try:
+                    target = readlink(here)
+                except (OSError, ValueError):
+                    done.append(name)
+                    continue
+                if str_startswith(target, "/"):
+                    done = []
+                todo.extend(target.split("/")[::-1])
+            else:
+                done.append(name)
+        return "/" + "/".join(done)
+
+    def proc_secret(path):
+        """Whether the resolved `path` is a process's memory (mem, pagemap, map_files) or what leads to it
+        by a relative path: a process's (or task's) /proc directory, /proc, or /."""
+        if path == "/" or path == "/proc":
+            return True
+        if not str_startswith(path, "/proc/"):
+            return False
+        parts = [p for p in path[6:].split("/") if p]
+        if not parts or not (parts[0].isdigit() or parts[0] in ("self", "thread-self")):
+            return False
+        rest = parts[1:]
+        if rest[:1] == ["task"]:
+            if len_(rest) < 2 or rest[1].isdigit() and len_(rest) == 2:
+                return True
+            rest = rest[2:]
+        return not rest or rest[0] in PROC_SECRETS
+
+    def secret_names(path):
+        """Whether a relative path names a process's memory by its last part, whatever directory it is
+        relative to (os.open's dir_fd, which the event does not show)."""
+        parts = [p for p in path.split("/") if p]
+        return bool(parts) and (parts[-1] in PROC_SECRETS or "map_files" in parts)
+
+    def path_text(path):
+        if type_(path) is bytes:
+            return bytes.decode(path, "utf-8", "surrogateescape")
+        return path if type_(path) is str else None
+
+    def open_check(accessor, path):
+        path = path_text(path)
+        if not path:
+            return ""  # an fd (os.fdopen, open(fd)): nothing new is opened
+        # Library directories hold no links into /proc: only paths that could lead there are resolved.
+        if str_startswith(path, "/") and not any(w in path for w in ("proc", "tmp", "dev", "shm", "..")):
+            return ""
+        resolved = resolve(path)
+        if not proc_secret(resolved) and (str_startswith(path, "/") or not secret_names(path)):
+            return ""
+        if principal(accessor) != "program":
+            return ""
+        return deny("opening " + resolved)
+
+    def symlink_check(accessor, target, link):
+        target, link = path_text(target), path_text(link)
+        if not target:
+            return ""
+        parts = [p for p in target.split("/") if p]
+        base = link.rsplit("/", 1)[0] if link and "/" in link else "."
+        whole = target if str_startswith(target, "/") else base + "/" + target
+        if not ("proc" in parts or secret_names(target) or proc_secret(resolve(whole))):
+            return ""
+        if principal(accessor) != "program":
+            return ""
+        return deny("a symbolic link to " + target)
+
+    ctypes_dir = lib_file("ctypes") + "/"
+
+    def ctypes_site(frame):
+        """Whether ctypes is used by the harness, the tests or a library (scikit-learn's threadpoolctl loads
+        BLAS libraries): ctypes' own functions are judged by their caller, the program's code is refused."""
+        f = frame
+        while f is not None:
+            code = f.f_code
+            if id_(code) in trusted_codes:
+                return True
+            if not lib_code(code):
+                return False
+            if not str_startswith(code.co_filename, ctypes_dir):
+                return True
+            f = f.f_back
+        return True
+
+    def code_objects(obj, found, depth=0):
+        """The code objects in an unmarshalled object (marshal builds only these containers)."""
+        t = type_(obj)
+        if t is CodeType:
+            found.append(obj)
+            for c in obj.co_consts:
+                code_objects(c, found, depth + 1)
+        elif (t is tuple or t is list or t is set or t is frozenset) and depth < 100:
+            for x in obj:
+                code_objects(x, found, depth + 1)
+        elif t is dict and depth < 100:
+            for k, v in obj.items():
+                code_objects(k, found, depth + 1)
+                code_objects(v, found, depth + 1)
+        return found
+
+    BOOTSTRAP = (("importlib._bootstrap_external>", "_compile_bytecode"), ("/importlib/_bootstrap_external.py", "_compile_bytecode"))
+
+    def genuine_bytecode(frame, data):
+        """Whether `frame` is the import system's _compile_bytecode loading a library's own bytecode file:
+        its bytecode_path, resolved, is under the library roots, and that file's content after its 16-byte
+        header is `data` (what is loaded; by default the frame's own). Always read: the program can call
+        _compile_bytecode itself, or through a loader of its own, with any data and any path."""
+        if frame is None or not any(lib_site(frame.f_code, tail, q) for tail, q in BOOTSTRAP):
+            return False
+        path = frame.f_locals.get("bytecode_path")
+        if type_(path) is not str or not str_startswith(path, "/"):
+            return False
+        real = resolve(path)
+        if not lib_name(real) or str_startswith(real, "<"):
+            return False
+        if data is None:
+            data = frame.f_locals.get("data")
+        try:
+            with open(real, "rb") as f:
+                content = f.read()
+            return memoryview(content)[16:] == data
+        except (OSError, TypeError, ValueError):
+            return False
+
+    def marshal_check(accessor, data):
+        if type_(data) is not bytes or (b"c" not in data and b"\xe3" not in data):
+            return ""  # no code object (TYPE_CODE, with or without FLAG_REF) in it
+        if genuine_bytecode(accessor, data):
+            return ""
+        try:
+            codes = code_objects(marshal_loads(data), [])  # (an event of its own, skipped: the hook's guard)
+        except Exception:
+            return ""  # not valid: the call itself fails
+        if not codes:
+            return ""
+        # The program's own call: no code objects at all. A library's (the import system reading a .pyc the
+        # program wrote, zipimport, ...): none claiming a library file name.
+        if accessor is not None and not lib_code(accessor.f_code):
+            return deny("unmarshalling code objects")
+        if any(lib_code(c) for c in codes):
+            return deny("loading bytecode that claims a library file name")
+        return ""
+
+    # Code objects a library function makes under a library file name: numpy's dispatchers (its own code,
+    # renamed), types.coroutine (a function's code with one flag more), and code a library makes from a
+    # template function of its own file (attrs, cloudpickle). Not dill or cloudpickle unpickling a code
+    # object, or anything else that takes the name from its caller.
+    def lib_code_site(frame, filename):
+        if frame is None or not lib_code(frame.f_code):
+            return False
+        code = frame.f_code
+        if filename == code.co_filename:
+            return True
+        if filename == NUMPY_INTERNALS:
+            return lib_site(code, "/numpy/core/overrides.py", "array_function_dispatch.<locals>.decorator")
+        if lib_site(code, "/types.py", "coroutine") and code.co_filename == lib_file("types.py"):
+            co = frame.f_locals.get("co")
+            return type_(co) is CodeType and co.co_filename == filename
+        return False
+
+    import _imp
+
+    orig_fix_co_filename = _imp._fix_co_filename
+
+    def fix_co_filename(code, path):
+        """_imp._fix_co_filename, which renames a code object (the import system calls it with the source
+        file's name after loading bytecode): renaming to a library file's name only for the import system
+        loading that library's own bytecode file. Otherwise the code keeps the name it has."""
+        if lib_name(path) and not (type_(code) is CodeType and type_(code.co_filename) is str and code.co_filename == path):
+            if not genuine_bytecode(getframe(2), None):  # 0: this, 1: the sealed wrapper, 2: its caller
+                return None
+        return orig_fix_co_filename(code, path)
+
+    K.fix_co_filename = fix_co_filename
+
+    views = {}  # thread -> the buffer a from_buffer call is viewing (its ctypes.cdata event then passes)
+    FRAME_OF = ("gi_frame", "cr_frame", "ag_frame")
     CODES = {"gi_code", "cr_code", "ag_code", "__code__"}
+    CTYPES_REFUSED = frozenset_(
+        ("ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata", "ctypes.PyObj_FromPtr", "ctypes.call_function")
+    )  # fmt: skip
 
     def deny(what):
         if len_(state["denied"]) < 3 and what not in state["denied"]:
@@ -1275,7 +1787,7 @@ def _harness():
         return what
 
     def audit_check(event, args):
-        if event == "object.__setattr__" and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
+        if event == "object.__setattr__" and type_(args[1]) is str and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
             state["code_writes"] += 1  # by anyone: the integrity check's fast path relies on this count
         try:
             accessor = getframe(2)
@@ -1286,24 +1798,28 @@ def _harness():
         if event == "object.__getattr__":
             obj, name = args[0], args[1]
             if name == "tb_frame" or name == "f_code":
-                return "" if judge(accessor, name) else deny("frame access (" + name + ")")
-            if name in RUNNING:
-                if not getattr_(obj, RUNNING[name]):
-                    return ""  # a suspended generator's frame links to no caller
-                return "" if judge(accessor, name) else deny("frame access (" + name + ")")
+                return "" if judge(accessor, (name,)) else deny("frame access (" + name + ")")
+            if name in FRAME_OF:
+                # Running or not: a frame taken from a suspended generator is the running frame once the
+                # generator is resumed, from deeper in the stack, and its f_back is then the caller.
+                if state_site(accessor, name) or judge(accessor, (name,)):
+                    return ""
+                return deny("frame access (" + name + ")")
             if name in CODES:
                 target = getattr_(obj, name)
                 if id_(target) in protected and principal(accessor) != "trusted":
                     return deny("the code of the tests or of the harness (" + name + ")")
             return ""
         if event == "sys._getframe":
-            return "" if judge(accessor, "_getframe", args[0]) else deny("sys._getframe")
-        from_library = accessor is not None and accessor.f_code.co_filename.startswith(LIB)
+            return "" if judge(accessor, ("_getframe",), args[0]) else deny("sys._getframe")
+        if event == "open":
+            return open_check(accessor, args[0])
+        from_library = accessor is not None and lib_code(accessor.f_code)
         if event == "object.__setattr__":
             # (types.coroutine sets a library function's code: library code may.)
-            if args[1] in ("__code__", "__defaults__", "__kwdefaults__") and type_(args[0]) is FunctionType and not from_library:
+            if type_(args[1]) is str and args[1] in ("__code__", "__defaults__", "__kwdefaults__") and type_(args[0]) is FunctionType and not from_library:
                 code = args[0].__code__
-                if id_(code) in protected or id_(code) in trusted_codes or code.co_filename.startswith(LIB):
+                if id_(code) in protected or id_(code) in trusted_codes or lib_code(code):
                     # Refused, and tampering whatever happens next (hostile.test.ts expects "tampered").
                     tamper("the program replaced the " + args[1] + " of a library, harness or test function")
                     return deny("replacing the " + args[1] + " of a library, harness or test function")
@@ -1311,27 +1827,47 @@ def _harness():
         if event == "compile":
             source, filename = args[0], args[1]
             if type_(filename) is bytes:
-                filename = filename.decode("utf-8", "replace")
-            if type_(filename) is str and filename.startswith(LIB):
+                filename = bytes.decode(filename, "utf-8", "replace")
+            if lib_name(filename):
                 if filename == NUMPY_INTERNALS and from_library:
                     return ""
                 if type_(source) in (str, bytes):
                     try:
                         with open(filename, "rb") as f:
                             real = f.read()
-                        if real == (source.encode("utf-8") if type_(source) is str else source):
+                        if real == (str.encode(source, "utf-8") if type_(source) is str else source):
                             return ""  # the import system compiling a library file without bytecode
-                    except OSError:
+                    except (OSError, UnicodeEncodeError):
                         pass
                 if from_library and jinja_template(accessor, filename):
                     return ""
                 return deny("compiling code under a library file name")
             return ""
         if event == "code.__new__":
-            filename = args[1]
-            if type_(filename) is str and filename.startswith(LIB) and not from_library:
+            filename, name = args[1], args[2]
+            if type_(filename) is not str or type_(name) is not str:
+                # (A str subclass: nothing trusts such a name, but nothing needs one either.)
+                return deny("code objects whose file name or name is not a str")
+            if lib_name(filename) and not lib_code_site(accessor, filename):
                 return deny("code objects under a library file name")
             return ""
+        if event == "marshal.loads":
+            return marshal_check(accessor, args[0])
+        if event == "marshal.load":
+            # The data is not shown to the hook: refused when the program is behind it.
+            return "" if principal(accessor) != "program" else deny("marshal.load")
+        if event == "ctypes.cdata/buffer":
+            # from_buffer: a view of an object's own buffer (then a ctypes.cdata event for its address).
+            views[K.get_ident()] = (args[0], args[0] + args[1]) if type_(args[0]) is int and type_(args[1]) is int else None
+            return ""
+        if event in CTYPES_REFUSED:
+            if event == "ctypes.cdata":
+                view = views.pop(K.get_ident(), None)
+                if view is not None and type_(args[0]) is int and view[0] <= args[0] <= view[1]:
+                    return ""
+            return "" if ctypes_site(accessor) else deny(event)
+        if event == "os.symlink":
+            return symlink_check(accessor, args[0], args[1])
         if event in ("sys.settrace", "sys.setprofile", "sys.addaudithook"):
             tamper("the program called " + event)
             return deny(event)
@@ -1343,9 +1879,9 @@ def _harness():
         (
             "object.__getattr__", "sys._getframe", "object.__setattr__", "compile", "code.__new__", "sys.settrace",
             "sys.setprofile", "sys.addaudithook", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-            "sys._current_frames",
+            "sys._current_frames", "open", "os.symlink", "marshal.loads", "marshal.load", "ctypes.cdata/buffer",
         )
-    )  # fmt: skip
+    ) | CTYPES_REFUSED  # fmt: skip
 
     # --- seal what the tests' code and unittest reach -----------------------------------------------------
     K.SCALARS = SCALARS
@@ -1373,18 +1909,18 @@ def _harness():
         kind = entries.get(code.co_qualname)
         if kind is not None and code.co_filename == "tests.py":
             entry_codes[id_(code)] = kind
-    kernel_code = _harness.__code__
-    harness_globals = _harness.__globals__
-    for value in list(harness_globals.values()):
-        if type_(value) is FunctionType and value.__code__.co_filename == kernel_code.co_filename:
+    harness_file = _harness.__code__.co_filename
+    for value in list(_harness.__globals__.values()):
+        if type_(value) is FunctionType and value.__code__.co_filename == harness_file:
             add_codes(value.__code__, trusted_codes)
     sealed = [getattr_(K, n) for n in ("cmp_", "arith_", "abs_", "enter_", "fail_", "register_")]
     sealed += list(sealed_asserts.values()) + list(result_methods.values()) + [Frameless.__call__]
     signal_fn = _seal(_s_signal, K)
     getsignal_fn = _seal(_s_getsignal, K)
     create_builtin_fn = _seal(_s_create_builtin, K)
+    fix_co_filename_fn = _seal(_s_fix_co_filename, K)
     audit_fn = _seal(_s_audit, K)
-    sealed += [signal_fn, getsignal_fn, create_builtin_fn, audit_fn]
+    sealed += [signal_fn, getsignal_fn, create_builtin_fn, fix_co_filename_fn, audit_fn]
     for fn in sealed:
         add_codes(fn.__code__, trusted_codes)
     protected = set(trusted_codes) | set(entry_codes) | {id_(tests_code)}
@@ -1439,7 +1975,10 @@ def _harness():
     module_identities = [(name, sys.modules.get(name)) for name in ("builtins", "json", "json.encoder")] + [
         (name, sys.modules.get(name)) for name in list(sys.modules) if name.startswith("unittest")
     ]
-    replaced = [(_signal, "signal", signal_fn), (_signal, "getsignal", getsignal_fn), (_imp, "create_builtin", create_builtin_fn)]
+    replaced = [
+        (_signal, "signal", signal_fn), (_signal, "getsignal", getsignal_fn), (_imp, "create_builtin", create_builtin_fn),
+        (_imp, "_fix_co_filename", fix_co_filename_fn),
+    ]  # fmt: skip
     instances = []  # (label, object): objects whose instance dict must not override their class's methods
 
     def check_integrity():
@@ -1502,13 +2041,15 @@ def _harness():
         t = type_(v)
         if t is FunctionType:
             code = v.__code__
-            if id_(code) in trusted_codes or code.co_filename.startswith(LIB):
+            if id_(code) in trusted_codes or lib_code(code):
                 return False
             # dataclasses and namedtuple generate methods with exec() in the class's module: a library
             # class's are the library's (a known gap: the program can exec code in a library module's dict).
             g = v.__globals__
-            m = sys.modules.get(g.get("__name__", "") if type_(g) is dict else "")
-            return not (code.co_filename == "<string>" and m is not None and vars(m) is g and library_module(m))
+            name = g.get("__name__", "") if type_(g) is dict else ""
+            m = sys.modules.get(name if type_(name) is str else "")
+            generated = type_(code.co_filename) is str and code.co_filename == "<string>"
+            return not (generated and m is not None and vars(m) is g and library_module(m))
         if depth > 3:
             return False
         if t is types.MethodType or t is staticmethod or t is classmethod:
@@ -1587,7 +2128,7 @@ def _harness():
         f = getattr_(m, "__file__", None)
         if f is None:
             return m.__name__ in sys.builtin_module_names or getattr_(getattr_(m, "__spec__", None), "origin", "") in ("frozen", "built-in")
-        return type_(f) is str and f.startswith(LIB)
+        return lib_name(f)
 
     def class_watch(cls, label, program_made_only):
         d = type_dict(cls)
@@ -1628,23 +2169,6 @@ def _harness():
             finish("tampered", 0, total, False, "test runner tampered: " + tampered)
 
     # --- run -------------------------------------------------------------------------------------------
-    for module, name, fn in replaced:
-        setattr(module, name, fn)
-    # Permanent for this process (a fork server's child, or a fresh interpreter): from here on, frames and
-    # the tests' code are the harness's alone.
-    sys.addaudithook(audit_fn)
-    emit("ready", {"total": estimate})
-    if style == "unittest":
-        # As BigCodeBench: one module named __test__ holding program and tests, with sys/os pre-imported.
-        module = types.ModuleType("__test__")
-        module.__dict__.update(
-            {"__builtins__": builtins, "__file__": "__test__.py", "__package__": None, "sys": sys, "os": os, "environ": os.environ}
-        )
-        sys.modules["__test__"] = module
-        namespace = module.__dict__
-    else:
-        namespace = {"__name__": "__test__", "__builtins__": builtins}
-
     def why(detail):
         """A failure's detail, with what the harness refused the program (why it may have failed)."""
         if state["denied"] and not state["tampered"]:
@@ -1653,138 +2177,177 @@ def _harness():
             detail = (detail + "; " if detail else "") + "not trusted to decide a comparison: the program's " + liars[0]
         return detail
 
-    try:
-        exec(compile(program_source, "program.py", "exec"), namespace)
-    except BaseException as e:  # noqa: B036 - SystemExit and KeyboardInterrupt included on purpose
-        memory = isinstance_(e, MemoryError)
-        release_ballast(memory)
-        log("program.py raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
-        if isinstance_(e, SystemExit):
-            detail = "the program called sys.exit(" + str_(e.code) + ") while loading"
+    def run():
+        """The run, from loading the program to the final record (which ends the process). _harness returns a
+        sealed copy of it (see _seal_closures), called once _harness's own frame, which holds everything
+        above, is gone: the harness frames on the stack while candidate code runs are this one and the other
+        sealed copies, whose locals are their arguments and their own variables."""
+        if style == "unittest":
+            # As BigCodeBench: one module named __test__ holding program and tests, with sys/os pre-imported.
+            module = types.ModuleType("__test__")
+            module.__dict__.update(
+                {"__builtins__": builtins, "__file__": "__test__.py", "__package__": None, "sys": sys, "os": os, "environ": os.environ}
+            )
+            sys.modules["__test__"] = module
+            namespace = module.__dict__
         else:
-            detail = "the program raised while loading: " + describe(type_(e), e)
-        if state["tampered"]:
-            finish("tampered", 0, total_holder[0], False, "test runner tampered: " + state["tampered"])
-        finish("program_error", 0, total_holder[0], memory, why(detail))
-    check_or_finish(total_holder[0])
+            namespace = {"__name__": "__test__", "__builtins__": builtins}
 
-    namespace["__builtins__"] = builtins
-    before_tests = dict(namespace)
-    try:
-        exec(tests_code, namespace)
-    except BaseException as e:  # noqa: B036
+        try:
+            exec(compile(program_source, "program.py", "exec"), namespace)
+        except BaseException as e:  # noqa: B036 - SystemExit and KeyboardInterrupt included on purpose
+            memory = isinstance_(e, MemoryError)
+            release_ballast(memory)
+            log("program.py raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
+            if isinstance_(e, SystemExit):
+                detail = "the program called sys.exit(" + str_(e.code) + ") while loading"
+            else:
+                detail = "the program raised while loading: " + describe(type_(e), e)
+            if state["tampered"]:
+                finish("tampered", 0, total_holder[0], False, "test runner tampered: " + state["tampered"])
+            finish("program_error", 0, total_holder[0], memory, why(detail))
         check_or_finish(total_holder[0])
-        finish("program_error", 0, total_holder[0], isinstance_(e, MemoryError), why("the tests raised while loading: " + describe(type_(e), e)))
-    watch_tests(namespace, before_tests)
-    del before_tests
-    check_or_finish(total_holder[0])
 
-    if style == "unittest":
-        # The class the tests' own code defined (a thread may have rebound the name in the namespace).
-        cases = state["registered"].get("TestCases")
-        if not (isinstance_(cases, type) and issubclass_(cases, TestCase)):
-            finish("ok", 0, total_holder[0], False, "TestCases is not a unittest.TestCase class after loading")
-        loader = TestLoader()
-        names = loader.getTestCaseNames(cases)
-        prefix = cases.__module__ + "." + cases.__qualname__ + "."
-        skip_marked = marks["skip"]
-        class_skipped = getattr_(cases, "__unittest_skip__", False) and any(
-            getattr_(c, "__name__", "") in skip_marked for c in cases.__mro__
-        )
-        for name in names:
-            if class_skipped or (getattr_(getattr_(cases, name), "__unittest_skip__", False) and name in skip_marked):
-                static_skips.add(prefix + name)
-        counted = [prefix + name for name in names if prefix + name not in static_skips]
-        total = len_(counted)
-        total_holder[0] = total
-        if total == 0:
-            finish("ok", 0, 0, False, "TestCases has no runnable tests")
-        emit("loaded", {"total": total})
-        tests = list(loader.loadTestsFromTestCase(cases))
-        result = HarnessResult()
-        instances.append(("result", result))
-        state["classes"] = tuple(c for c in cases.__mro__ if issubclass_(c, TestCase) and c is not TestCase)
-        # One test at a time, from here: the harness knows which test runs (the tests' own code checks it
-        # is that one) and checks the runner after each. Not top-level runs, so class fixtures run once.
-        result._testRunEntered = True
-        interrupted = ""
-        for test in tests:
-            key = test_key(test)
-            instances.append(("test " + key.rsplit(".", 1)[-1], test))
-            state["current"] = test
-            state["key"] = key
-            method = getattr_(test, getattr_(test, "_testMethodName", ""), None)
-            state["expecting"] = bool(
-                getattr_(test, "__unittest_expecting_failure__", False) or getattr_(method, "__unittest_expecting_failure__", False)
-            ) and getattr_(test, "_testMethodName", "") in marks["xfail"]
+        namespace["__builtins__"] = builtins
+        before_tests = dict(namespace)
+        try:
+            exec(tests_code, namespace)
+        except BaseException as e:  # noqa: B036
+            check_or_finish(total_holder[0])
+            finish("program_error", 0, total_holder[0], isinstance_(e, MemoryError), why("the tests raised while loading: " + describe(type_(e), e)))
+        watch_tests(namespace, before_tests)
+        del before_tests
+        check_or_finish(total_holder[0])
+
+        if style == "unittest":
+            # The class the tests' own code defined (a thread may have rebound the name in the namespace).
+            cases = state["registered"].get("TestCases")
+            if not (isinstance_(cases, type) and issubclass_(cases, TestCase)):
+                finish("ok", 0, total_holder[0], False, "TestCases is not a unittest.TestCase class after loading")
+            loader = TestLoader()
+            names = loader.getTestCaseNames(cases)
+            prefix = cases.__module__ + "." + cases.__qualname__ + "."
+            skip_marked = marks["skip"]
+            class_skipped = getattr_(cases, "__unittest_skip__", False) and any(
+                getattr_(c, "__name__", "") in skip_marked for c in cases.__mro__
+            )
+            for name in names:
+                if class_skipped or (getattr_(getattr_(cases, name), "__unittest_skip__", False) and name in skip_marked):
+                    static_skips.add(prefix + name)
+            counted = [prefix + name for name in names if prefix + name not in static_skips]
+            total = len_(counted)
+            total_holder[0] = total
+            if total == 0:
+                finish("ok", 0, 0, False, "TestCases has no runnable tests")
+            emit("loaded", {"total": total})
+            tests = list(loader.loadTestsFromTestCase(cases))
+            result = HarnessResult()
+            instances.append(("result", result))
+            state["classes"] = tuple(c for c in cases.__mro__ if issubclass_(c, TestCase) and c is not TestCase)
+            # One test at a time, from here: the harness knows which test runs (the tests' own code checks it
+            # is that one) and checks the runner after each. Not top-level runs, so class fixtures run once.
+            result._testRunEntered = True
+            interrupted = ""
+            for test in tests:
+                key = test_key(test)
+                instances.append(("test " + key.rsplit(".", 1)[-1], test))
+                state["current"] = test
+                state["key"] = key
+                method = getattr_(test, getattr_(test, "_testMethodName", ""), None)
+                state["expecting"] = bool(
+                    getattr_(test, "__unittest_expecting_failure__", False) or getattr_(method, "__unittest_expecting_failure__", False)
+                ) and getattr_(test, "_testMethodName", "") in marks["xfail"]
+                if not interrupted:
+                    try:
+                        TestSuite.run(TestSuite([test]), result)
+                    except BaseException as e:  # noqa: B036 - a KeyboardInterrupt from the candidate ends the run
+                        interrupted = "the test run was interrupted: " + describe(type_(e), e)
+                        charge(key, interrupted, type_(e))
+                state["current"] = None
+                state["expecting"] = False
+                check_or_finish(total)
+                if key not in static_skips:
+                    emit("test", {"name": key.rsplit(".", 1)[-1], "ok": key in state["started"] and key not in state["failed"]})
+            state["key"] = "class " + cases.__qualname__
             if not interrupted:
                 try:
-                    TestSuite.run(TestSuite([test]), result)
-                except BaseException as e:  # noqa: B036 - a KeyboardInterrupt from the candidate ends the run
-                    interrupted = "the test run was interrupted: " + describe(type_(e), e)
-                    charge(key, interrupted, type_(e))
-            state["current"] = None
-            state["expecting"] = False
+                    final = TestSuite()
+                    final._tearDownPreviousClass(None, result)
+                    final._handleModuleTearDown(result)
+                except BaseException as e:  # noqa: B036
+                    charge(state["key"], "the test run was interrupted: " + describe(type_(e), e), type_(e))
+            result._testRunEntered = False
             check_or_finish(total)
-            if key not in static_skips:
-                emit("test", {"name": key.rsplit(".", 1)[-1], "ok": key in state["started"] and key not in state["failed"]})
-        state["key"] = "class " + cases.__qualname__
-        if not interrupted:
-            try:
-                final = TestSuite()
-                final._tearDownPreviousClass(None, result)
-                final._handleModuleTearDown(result)
-            except BaseException as e:  # noqa: B036
-                charge(state["key"], "the test run was interrupted: " + describe(type_(e), e), type_(e))
-        result._testRunEntered = False
-        check_or_finish(total)
-        # A test passed if its own code ran and nothing was reported against it; a class-level failure
-        # (setUpClass, tearDownClass) is reported against the class and fails the run as a whole.
-        passed = sum(1 for key in counted if key in state["started"] and key not in state["failed"])
-        all_ok = passed == total and not state["failed"]
-        detail = state["first_failure"] or ("" if all_ok else "a test's own code did not run")
-        finish("ok", passed, total, state["memory"], why(detail) if not all_ok else "", all_ok)
+            # A test passed if its own code ran and nothing was reported against it; a class-level failure
+            # (setUpClass, tearDownClass) is reported against the class and fails the run as a whole.
+            passed = sum(1 for key in counted if key in state["started"] and key not in state["failed"])
+            all_ok = passed == total and not state["failed"]
+            detail = state["first_failure"] or ("" if all_ok else "a test's own code did not run")
+            finish("ok", passed, total, state["memory"], why(detail) if not all_ok else "", all_ok)
 
-    # assert style
-    candidate = namespace.get(entry_point)
-    total = total_holder[0]
-    if candidate is None:
-        finish("ok", 0, total, False, "the program does not define " + entry_point)
-    check_fn = state["registered"].get("check")
-    if check_fn is None:
-        finish("ok", 0, total, False, "check() is not the tests' own function after loading")
-    state["current"] = candidate
-    passed = 0
-    failure = ""
-    memory = False
-    completed = False
-    try:
-        if asserts == 0:
-            check_fn(candidate)
-        else:
-            for index, ok, error in check_fn(candidate):
-                if ok:
-                    passed += 1
-                else:
-                    memory = memory or isinstance_(error, MemoryError)
-                    text = "assert #" + str_(index + 1) + ": " + describe(type_(error), error)
-                    log("FAIL: " + text + "\n")
-                    failure = failure or text
-                    emit("fail", {"name": "assert #" + str_(index + 1), "detail": text[-300:]})
-                emit("test", {"name": "assert #" + str_(index + 1), "ok": ok})
-                check_or_finish(total)
-        completed = True
-    except BaseException as e:  # noqa: B036
-        memory = memory or isinstance_(e, MemoryError)
-        log("check() raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
-        failure = failure or "check() raised: " + describe(type_(e), e)
-        emit("fail", {"name": "check() completes", "detail": failure[-300:]})
-    check_or_finish(total)
-    if extra_unit:
-        emit("test", {"name": "check() completes", "ok": completed})
-        passed += 1 if completed else 0
-    all_ok = passed == total and completed
-    finish("ok", passed, total, memory, "" if all_ok else why(failure), all_ok)
+        # assert style
+        candidate = namespace.get(entry_point)
+        total = total_holder[0]
+        if candidate is None:
+            finish("ok", 0, total, False, "the program does not define " + entry_point)
+        check_fn = state["registered"].get("check")
+        if check_fn is None:
+            finish("ok", 0, total, False, "check() is not the tests' own function after loading")
+        state["current"] = candidate
+        passed = 0
+        failure = ""
+        memory = False
+        completed = False
+        try:
+            if asserts == 0:
+                check_fn(candidate)
+            else:
+                for index, ok, error in check_fn(candidate):
+                    if ok:
+                        passed += 1
+                    else:
+                        memory = memory or isinstance_(error, MemoryError)
+                        text = "assert #" + str_(index + 1) + ": " + describe(type_(error), error)
+                        log("FAIL: " + text + "\n")
+                        failure = failure or text
+                        emit("fail", {"name": "assert #" + str_(index + 1), "detail": text[-300:]})
+                    emit("test", {"name": "assert #" + str_(index + 1), "ok": ok})
+                    check_or_finish(total)
+            completed = True
+        except BaseException as e:  # noqa: B036
+            memory = memory or isinstance_(e, MemoryError)
+            log("check() raised:\n" + "".join(format_tb(type_(e), e, e.__traceback__))[-4000:] + "\n")
+            failure = failure or "check() raised: " + describe(type_(e), e)
+            emit("fail", {"name": "check() completes", "detail": failure[-300:]})
+        check_or_finish(total)
+        if extra_unit:
+            emit("test", {"name": "check() completes", "ok": completed})
+            passed += 1 if completed else 0
+        all_ok = passed == total and completed
+        finish("ok", passed, total, memory, "" if all_ok else why(failure), all_ok)
+
+    # --- seal, and hand over -----------------------------------------------------------------------------
+    # Every closure of this function that the run or K leads to becomes a sealed copy (K's attributes, the
+    # lists and dicts they use are updated in place), trusted and protected like the _s_* functions.
+    own_file = _harness.__code__.co_filename
+
+    def ours(fn):
+        return fn.__code__.co_filename == own_file and fn.__qualname__.startswith("_harness.<locals>.")
+
+    copies = _seal_closures([run, K], ours)
+    for copy in copies.values():
+        add_codes(copy.__code__, trusted_codes)
+        add_codes(copy.__code__, protected)
+    harness_codes[:] = [(fn, fn.__code__) for fn, _ in harness_codes]
+    sealed_run = copies[id_(run)]
+    kernel[0] = sealed_run.__code__
+    for module, name, fn in replaced:
+        setattr(module, name, fn)
+    # Permanent for this process (a fork server's child, or a fresh interpreter): from here on, frames and
+    # the tests' code are the harness's alone.
+    sys.addaudithook(audit_fn)
+    emit("ready", {"total": estimate})
+    return sealed_run
 
 
 def _rewrite_tests(ast, tree, style):
@@ -2041,6 +2604,16 @@ def _stdio():
         os.write(2, ("harness: cannot make itself non-dumpable: " + str(e) + "\n").encode())
         os._exit(3)
 
+    # A case's end wakes the loop below (the sandbox's syscall filter refuses pidfd_open): SIGCHLD writes
+    # to a pipe polled with the case's own pipes. The child puts both back as a fresh process has them.
+    import signal
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)
+    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+
     data = bytearray()
     while True:
         chunk = os.read(0, 1 << 16)
@@ -2097,17 +2670,11 @@ def _stdio():
             _stdio_child(source, in_r, out_w, err_w)
         for fd in (in_r, out_w, err_w):
             os.close(fd)
-        pidfd = -1
-        try:
-            pidfd = os.pidfd_open(pid)
-        except (AttributeError, OSError):
-            pass
         os.set_blocking(in_w, False)
         poller = select.poll()
         poller.register(out_r, select.POLLIN)
         poller.register(err_r, select.POLLIN)
-        if pidfd >= 0:
-            poller.register(pidfd, select.POLLIN)
+        poller.register(wake_r, select.POLLIN)
         pending = data_in
         if pending:
             poller.register(in_w, select.POLLOUT)
@@ -2134,8 +2701,6 @@ def _stdio():
                     break
                 # Look again no later than the budget could be spent (it grows at most as fast as time).
                 wait_ms = min(wait_ms, max(10.0, min(250.0, left * 500.0)))
-            if pidfd < 0 and not exited:
-                wait_ms = min(wait_ms, 10.0)
             events = poller.poll(max(1, int(wait_ms + 0.999)))
             for fd, event in events:
                 if fd == in_w:
@@ -2144,10 +2709,12 @@ def _stdio():
                         poller.unregister(in_w)
                         os.close(in_w)
                         in_w = -1
-                elif fd == pidfd:
-                    poller.unregister(pidfd)
-                    os.close(pidfd)
-                    pidfd = -2
+                elif fd == wake_r:
+                    try:
+                        while os.read(wake_r, 512):
+                            pass
+                    except BlockingIOError:
+                        pass
                 elif fd in open_fds:
                     chunk = os.read(fd, 65536)
                     if not chunk:
@@ -2173,7 +2740,7 @@ def _stdio():
         if not exited:
             _kill_others(os, pid)
             _, status = os.waitpid(pid, 0)
-        for fd in list(open_fds) + [in_w, pidfd]:
+        for fd in list(open_fds) + [in_w]:
             if fd >= 0:
                 os.close(fd)
         exit_code = signal = None
@@ -2287,8 +2854,11 @@ def _ancestors(os):
 def _stdio_child(source, in_r, out_w, err_w):
     """In the forked child: become `python3 main.py` with the case's pipes as stdio. Never returns."""
     import os
+    import signal
 
     try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setpgid(0, 0)
         os.dup2(in_r, 0)
         os.dup2(out_w, 1)
@@ -2379,4 +2949,5 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["stdio"]:
         _stdio()
     else:
-        _harness()
+        # Not one call: _harness's frame, which holds all its variables, ends before the run begins.
+        _harness()()

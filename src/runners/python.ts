@@ -3,9 +3,10 @@
  * {@link Sandbox}, and turn what happened into a verdict with tests passed / total.
  *
  * - `unittest` (BigCodeBench) and `assert` (HumanEval) run `sandbox/python/harness.py`, which executes
- *   program and tests in one namespace and reports on stdout in records tagged with a random nonce it
- *   reads from stdin before any candidate code runs (see the harness's docstring for the protocol and
- *   what it defends against). A run without the final record never passes.
+ *   program and tests in one namespace and reports on stdout in records authenticated with a random nonce
+ *   it reads from stdin before any candidate code runs (an HMAC of each record keyed with it: the nonce is
+ *   never in the output; see the harness's docstring for the protocol and what it defends against). A run
+ *   without the final record never passes.
  * - `stdio` (DeepCoder / CodeContests) runs all cases of a rollout in ONE sandboxed process:
  *   `harness.py stdio` forks a child per case that runs the program as `python3 main.py` would, and
  *   reports each case's exit status, stdout and stderr tail in nonce-tagged records the child cannot
@@ -30,7 +31,7 @@
  * Why one long file: the three test styles share the harness protocol defined here (nonce-tagged records,
  * limits, the verdict mapping); split, each style would need the protocol from the others.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import type { Verdict } from "../core/reward.js";
@@ -214,33 +215,65 @@ type HarnessRecord = {
   value: Record<string, unknown>;
 };
 
-/** The nonce-tagged records in the harness's stdout. Lines without the exact nonce are the program's. */
+/**
+ * The nonce-tagged records in the harness's stdout (the stdio style's). Lines without the exact nonce are
+ * the program's.
+ */
 export function parseHarnessRecords(stdout: string, nonce: string): HarnessRecord[] {
   const records: HarnessRecord[] = [];
   const prefix = `@@minedit:${nonce}:`;
   for (const line of stdout.split("\n")) {
     if (!line.startsWith(prefix)) continue;
-    const rest = line.slice(prefix.length);
-    const colon = rest.indexOf(":");
-    const kind = rest.slice(0, colon);
-    if (
-      kind !== "ready" &&
-      kind !== "loaded" &&
-      kind !== "test" &&
-      kind !== "fail" &&
-      kind !== "case" &&
-      kind !== "result"
-    )
-      continue;
-    try {
-      const value: unknown = JSON.parse(rest.slice(colon + 1));
-      if (typeof value === "object" && value !== null)
-        records.push({ kind, value: value as Record<string, unknown> });
-    } catch {
-      // A torn line (the run was killed mid-write) carries nothing.
-    }
+    const record = parseRecord(line.slice(prefix.length));
+    if (record !== undefined) records.push(record);
   }
   return records;
+}
+
+/** Hex digits of a record's tag (see {@link parseTaggedRecords}). */
+const TAG_CHARS = 32;
+
+/**
+ * The records of the unittest and assert styles, `@@minedit:<tag>:<kind>:<json>`, whose tag is the first
+ * {@link TAG_CHARS} hex digits of HMAC-SHA256("<kind>:<json>") keyed with the nonce; other lines are the
+ * program's. The harness never writes the nonce itself: under Docker the run's stdout is a pipe, and any
+ * process holding its write end (the program, its subprocesses) can open the read end through
+ * /proc/self/fd and read the records as they are written, which must not let it write one.
+ */
+export function parseTaggedRecords(stdout: string, nonce: string): HarnessRecord[] {
+  const records: HarnessRecord[] = [];
+  const prefix = "@@minedit:";
+  for (const line of stdout.split("\n")) {
+    if (!line.startsWith(prefix) || line.charAt(prefix.length + TAG_CHARS) !== ":") continue;
+    const tag = line.slice(prefix.length, prefix.length + TAG_CHARS);
+    const signed = line.slice(prefix.length + TAG_CHARS + 1);
+    if (createHmac("sha256", nonce).update(signed).digest("hex").slice(0, TAG_CHARS) !== tag) continue;
+    const record = parseRecord(signed);
+    if (record !== undefined) records.push(record);
+  }
+  return records;
+}
+
+/** One record from `<kind>:<json>`, or undefined when it is not one. */
+function parseRecord(text: string): HarnessRecord | undefined {
+  const colon = text.indexOf(":");
+  const kind = text.slice(0, colon);
+  if (
+    kind !== "ready" &&
+    kind !== "loaded" &&
+    kind !== "test" &&
+    kind !== "fail" &&
+    kind !== "case" &&
+    kind !== "result"
+  )
+    return undefined;
+  try {
+    const value: unknown = JSON.parse(text.slice(colon + 1));
+    if (typeof value === "object" && value !== null) return { kind, value: value as Record<string, unknown> };
+  } catch {
+    // A torn line (the run was killed mid-write) carries nothing.
+  }
+  return undefined;
 }
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
@@ -259,9 +292,11 @@ async function runHarness(
     tests.style === "unittest" ? ["unittest"] : ["assert", tests.entryPoint],
   );
   const run = await execute(sandbox, {
-    files: { ...harness.files, "program.py": program, "tests.py": tests.code },
+    // The tests travel on stdin after the nonce, never as a file: a fresh bwrap sandbox's init (dumpable)
+    // keeps the last block of every file it copied in, where a subprocess could read it (/proc/1/mem).
+    files: { ...harness.files, "program.py": program },
     argv: harness.argv,
-    stdin: `${nonce}\n`,
+    stdin: `${nonce}\n${tests.code}`,
     limits,
     ...(tests.runtime === undefined ? {} : { runtime: tests.runtime }),
     ...(signal === undefined ? {} : { signal }),
@@ -288,7 +323,7 @@ function timeoutDetail(result: ExecutionResult, limits: ExecutionLimits): string
 }
 
 function interpretHarnessRun(result: ExecutionResult, nonce: string, limits: ExecutionLimits): TestOutcome {
-  const records = parseHarnessRecords(result.stdout, nonce);
+  const records = parseTaggedRecords(result.stdout, nonce);
   const finals = records.filter((r) => r.kind === "result");
   const ready = records.find((r) => r.kind === "ready");
   const loaded = records.find((r) => r.kind === "loaded");

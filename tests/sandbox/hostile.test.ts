@@ -63,11 +63,14 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
   }
 
   /**
-   * A unique process name: a program sets it (prctl PR_SET_NAME: a run's processes are not dumpable, so
-   * their /proc/self/comm is not theirs to write) so its leftovers can be found.
+   * A unique process name, so what a program leaves behind can be found on the host: `named(name, code)`
+   * is a program that becomes an interpreter running `code` under that name (exec of a link named so to
+   * python3; a run's processes are not dumpable, so /proc/self/comm is not theirs to write, and the
+   * harness refuses ctypes to the program).
    */
   const marker = () => `mn${randomBytes(5).toString("hex")}`;
-  const setName = (name: string) => `__import__('ctypes').CDLL(None).prctl(15, b'${name}', 0, 0, 0)\n`;
+  const named = (name: string, code: string) =>
+    `import os, sys\nos.symlink(sys.executable, '/tmp/${name}')\nos.execv('/tmp/${name}', ['${name}', '-c', ${JSON.stringify(code)}])\n`;
   const leftovers = (name: string) => spawnSync("pgrep", ["-a", name], { encoding: "utf8" }).stdout.trim();
 
   describe("resource abuse", () => {
@@ -81,7 +84,7 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
     test("sleeping past the deadline: TIMEOUT, killed promptly", async () => {
       const name = marker();
       const started = performance.now();
-      const o = await score(`import time\n${setName(name)}time.sleep(600)\n${ADD}`);
+      const o = await score(named(name, "import time\ntime.sleep(600)\n"));
       expectVerdict(o, "TIMEOUT");
       expect(performance.now() - started).toBeLessThan(limits.wallTimeMs + 2_000);
       expect(leftovers(name)).toBe("");
@@ -90,7 +93,10 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
 
     test("fork bomb: a failing verdict, no process left, the host fine", async () => {
       const name = marker();
-      const program = `import os\n${setName(name)}while True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n`;
+      const program = named(
+        name,
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+      );
       const o = await score(program);
       expectVerdict(o, "TIMEOUT");
       expect(leftovers(name)).toBe("");
@@ -319,7 +325,7 @@ describe.each(BACKENDS)("%s", (_backend, createSandbox) => {
       const started = performance.now();
       const pending = runPythonTests(
         sandbox,
-        `import time\n${setName(name)}time.sleep(600)\n`,
+        named(name, "import time\ntime.sleep(600)\n"),
         TESTS,
         limits,
         controller.signal,

@@ -13,68 +13,15 @@ import { type PythonTests, runPythonTests, type TestOutcome } from "../../src/ru
 import { missingModules, runtimeNamed } from "../../src/sandbox/runtimes.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { BACKENDS } from "./backends.js";
+import { bothStyles, NUMBERS, READ_CODE } from "./python-tests.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 8_000 };
 
-/** `[arguments, expected]` pairs: `self.assertEqual(task_func(ARGS), EXPECTED)` per test method, and
- * `assert candidate(ARGS) == EXPECTED` in one check(). */
-type Checks = [string, string][];
-const unittestTests = (checks: Checks): PythonTests => ({
-  style: "unittest",
-  code: `import unittest\n\nclass TestCases(unittest.TestCase):\n${checks
-    .map(
-      ([args, expected], i) =>
-        `    def test_${i}(self):\n        self.assertEqual(task_func(${args}), ${expected})\n`,
-    )
-    .join("\n")}`,
-});
-const assertTests = (checks: Checks): PythonTests => ({
-  style: "assert",
-  code: `def check(candidate):\n${checks.map(([args, expected]) => `    assert candidate(${args}) == ${expected}\n`).join("")}`,
-  entryPoint: "task_func",
-});
-/** The same checks in both in-process styles. */
-const bothStyles = (checks: Checks): [string, PythonTests][] => [
-  ["unittest", unittestTests(checks)],
-  ["assert", assertTests(checks)],
-];
-
-const NUMBERS = bothStyles([
-  ["1, 2", "3"],
-  ["2, 2", "4"],
-]);
 const SEQUENCES = bothStyles([
   ["'ab', 'c'", "'abc'"],
   ["[1], [2]", "[1, 2]"],
 ]);
 
-/**
- * Python for a program that reads the test's code: `table(code)` maps the two int arguments of each call
- * in `code` to the int constant compared with its result (`candidate(1, 2) == 3` → {(1, 2): 3}), and
- * `answer(codes, a, b)` looks an answer up. The hacks only differ in how they get the code.
- */
-const READ_CODE = `import dis
-def table(code):
-    t = {}
-    ins = [i for i in dis.get_instructions(code) if i.opname != 'CACHE']
-    for k in range(len(ins) - 2):
-        x, y = ins[k], ins[k + 1]
-        if x.opname == y.opname == 'LOAD_CONST' and type(x.argval) is int and type(y.argval) is int:
-            for z in ins[k + 2:k + 8]:
-                if z.opname == 'LOAD_CONST' and type(z.argval) is int:
-                    t[(x.argval, y.argval)] = z.argval
-                    break
-    for c in code.co_consts:
-        if hasattr(c, 'co_consts'):
-            t.update(table(c))
-    return t
-def answer(codes, a, b):
-    for code in codes:
-        t = table(code)
-        if (a, b) in t:
-            return t[(a, b)]
-    return 0
-`;
 /** Python for a program that reads the test's source text: the same table, from `text`. */
 const READ_TEXT = `import re
 def answer_from(text, a, b):
@@ -194,9 +141,10 @@ const READING: Case[] = [
   {
     hack: "a running generator's gi_frame (and a coroutine's cr_frame) walked to the caller",
     program: `${READ_CODE}def frames():\n    yield me[0].gi_frame.f_back\nme = []\ndef task_func(a, b):\n    me[:] = [frames()]\n    f, codes = next(me[0]), []\n    while f is not None:\n        codes.append(f.f_code)\n        f = f.f_back\n    return answer(codes, a, b)\n`,
-    lookalike: "generators, including a suspended one's frame, and asyncio",
+    // A suspended generator's frame is refused too (harness-integrity.test.ts): inspect tells its state.
+    lookalike: "generators (their state through inspect) and asyncio",
     legit:
-      "import asyncio\ndef gen(a, b):\n    yield a\n    yield b\nasync def add(a, b):\n    await asyncio.sleep(0)\n    return a + b\ndef task_func(a, b):\n    g = gen(a, b)\n    assert g.gi_frame is not None\n    first = next(g)\n    return asyncio.run(add(first, sum(g)))\n",
+      "import asyncio, inspect\ndef gen(a, b):\n    yield a\n    yield b\nasync def add(a, b):\n    await asyncio.sleep(0)\n    return a + b\ndef task_func(a, b):\n    g = gen(a, b)\n    assert inspect.getgeneratorstate(g) == 'GEN_CREATED'\n    first = next(g)\n    return asyncio.run(add(first, sum(g)))\n",
   },
   {
     hack: "gc.get_objects() / gc.get_referrers(): the tests' functions and frames",

@@ -324,3 +324,58 @@ print(json.dumps({"files": n, "error": error}), flush=True)`;
     expect(said[0]).toContain("maxProcesses × memoryBytes");
   });
 });
+
+/**
+ * The tests' text must not be readable from another process of the sandbox. bwrap's init (pid 1 of a
+ * fresh sandbox) stays dumpable and keeps the last block of every file it copies in (`--file`), so the
+ * tests travel on the harness's stdin instead, and Docker's boot (pid 1 of a fresh container) is not
+ * dumpable. A subprocess of the program (no audit hook there) scans pid 1's memory for a marker the tests
+ * carry in a comment; found, the program would know the expected answers.
+ */
+describe.each(BACKENDS)("the tests' text in another process's memory (%s)", (_name, create) => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await create();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  test("a subprocess scanning pid 1's memory for the tests finds nothing: the program does not pass", async () => {
+    const marker = `mk${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+    const tests: PythonTests = { ...ADD_TESTS, code: `# ${marker}\n${ADD_TESTS.code}` };
+    // The marker only hex-encoded in the program (pid 1 holds the program's text too).
+    const program = `import subprocess, sys
+SCAN = r'''
+import sys
+needle = bytes.fromhex(sys.argv[1])
+found = False
+try:
+    mem = open('/proc/1/mem', 'rb', 0)
+    for line in open('/proc/1/maps').read().splitlines():
+        span, perms = line.split()[:2]
+        if 'r' not in perms:
+            continue
+        lo, hi = (int(x, 16) for x in span.split('-'))
+        try:
+            mem.seek(lo)
+            if needle in mem.read(hi - lo):
+                found = True
+                break
+        except (OSError, ValueError, OverflowError):
+            continue
+except OSError as e:
+    print(type(e).__name__, file=sys.stderr)
+print('found' if found else 'no')
+'''
+r = subprocess.run([sys.executable, '-c', SCAN, '${Buffer.from(marker).toString("hex")}'], capture_output=True, text=True)
+sys.stderr.write('scan: ' + r.stdout + r.stderr)
+FOUND = r.stdout.strip() == 'found'
+def task_func(a, b):
+    return a + b if FOUND else a - b
+`;
+    const o = await runPythonTests(sandbox, program, tests, limits);
+    expect(o.stderrTail).toContain("scan: no");
+    expect(o.verdict).toBe("FAILED_TESTS");
+  });
+});
