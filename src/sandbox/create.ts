@@ -26,7 +26,7 @@ export async function createConfiguredSandbox(
   runtimes: readonly RuntimeName[] = [DEFAULT_RUNTIME],
 ): Promise<Sandbox> {
   const images = config.backend === "docker" ? await dockerImages(config, warn) : {};
-  const fresh = (): Promise<WarmBase> => backend(config, images);
+  const fresh = (): Promise<WarmBase> => backend(config, images, warn);
   const base = await fresh();
   if (!config.warmInterpreters) return base;
   let warm: WarmPythonSandbox;
@@ -76,13 +76,17 @@ export async function createBackendSandbox(
   config: SandboxConfig,
   warn: (message: string) => void,
 ): Promise<Sandbox> {
-  return backend(config, config.backend === "docker" ? await dockerImages(config, warn) : {});
+  return backend(config, config.backend === "docker" ? await dockerImages(config, warn) : {}, warn);
 }
 
-function backend(config: SandboxConfig, images: Record<RuntimeName, string>): Promise<WarmBase> {
+function backend(
+  config: SandboxConfig,
+  images: Record<RuntimeName, string>,
+  warn: (message: string) => void,
+): Promise<WarmBase> {
   return config.backend === "docker"
     ? DockerSandbox.create({ ...config.docker, images, maxProcesses: config.maxProcesses })
-    : createBwrapSandbox({ pythonPath: config.pythonPath });
+    : createBwrapSandbox({ pythonPath: config.pythonPath, warn });
 }
 
 /**
