@@ -510,8 +510,9 @@ def _harness():
         end -= 1
     mask = urandom(end - start)
     masked = bytes(received[start + i] ^ mask[i] for i in range(end - start))
-    tests_text = bytearray(max(0, got - line_end - 1))
-    tests_text[:] = memoryview(received)[line_end + 1 : got]
+    # (A slice of a bytearray is one copy; assigning a memoryview into one would make a second, freed
+    # unzeroed.)
+    tests_text = received[line_end + 1 : got]
     received[:] = bytes(len(received))
     del received, got, newline, line_end, start, end
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -2338,6 +2339,11 @@ def _harness():
     for copy in copies.values():
         add_codes(copy.__code__, trusted_codes)
         add_codes(copy.__code__, protected)
+    # A sealed copy that runs the tests holds their code among its constants, which add_codes walked into:
+    # the tests' code stays protected as before (the module and its entry points), no more. A function
+    # the tests define and hand to the program (inspect.getfullargspec(f): BigCodeBench/566-571) is the
+    # program's to inspect.
+    protected.difference_update(test_codes.difference(entry_codes, {id_(tests_code)}))
     harness_codes[:] = [(fn, fn.__code__) for fn, _ in harness_codes]
     sealed_run = copies[id_(run)]
     kernel[0] = sealed_run.__code__

@@ -12,5 +12,12 @@ def write_scratch_file(path, data):
         raise ValueError("bad file path " + repr(path))
     if len(parts) > 1:
         os.makedirs("/tmp/" + "/".join(parts[:-1]), exist_ok=True)
-    with open("/tmp/" + path, "wb") as f:
-        f.write(data)
+    # Straight from `data` to the file: a buffered file object would copy a small file into its buffer,
+    # freed but not cleared, and a fork server's later runs (forked from it) would find it in their memory.
+    fd = os.open("/tmp/" + path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
