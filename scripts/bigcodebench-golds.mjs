@@ -132,8 +132,9 @@ function reason(outcome) {
   const missing = /No module named '([^']+)'/.exec(text);
   if (missing !== null) {
     const name = missing[1];
-    const note = Object.entries(leftOut).find(([pkg]) => pkg.endsWith(name.toLowerCase()));
-    return `no module ${name}${note === undefined ? " (not packaged in Debian bookworm)" : ` (left out: ${note[1]})`}`;
+    // leftOut names a library by its module (`Crypto`, `tensorflow`) or its Debian package (`python3-x`).
+    const note = Object.entries(leftOut).find(([key]) => key.toLowerCase().endsWith(name.toLowerCase()));
+    return `no module ${name}${note === undefined ? " (in no package of the task's runtime)" : ` (left out: ${note[1]})`}`;
   }
   const nltk = /Resource \S*?(\w+)\S* not found|nltk\.download\('(\w+)'\)/.exec(text);
   if (nltk !== null) return `nltk data "${nltk[2] ?? nltk[1]}" not available`;
