@@ -189,7 +189,7 @@ if (!existsSync(source)) fail(`--source: cannot read ${source}: no such file`);
 
 const started = performance.now();
 const { importRow } = await import(join(DIST, "tasks", "importers", "import-file.js"));
-const { nonStandardLibraries } = await import(join(DIST, "tasks", "importers", "stdlib-modules.js"));
+const { nonStandardLibraries } = await import(join(DIST, "core", "python", "stdlib-modules.js"));
 const { seededRandom } = await import(join(DIST, "core", "corruption", "engine.js"));
 const { loadPythonGrammar } = await import(join(DIST, "core", "python", "grammar.js"));
 await loadPythonGrammar();

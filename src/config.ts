@@ -311,6 +311,13 @@ export const TasksConfigSchema = z.strictObject({
    * calibrates the task's limits. Only when tests are executed.
    */
   gate: z.boolean().default(true),
+  /**
+   * Run an inline task's gold against its tests once per task content, beside its first rollouts, and
+   * answer INVALID_TASK (no reward) for every rollout of a task whose gold fails
+   * (src/scoring/inline-gold-check.ts). Off: such a task's rollouts all get the failure reward. Only when
+   * tests are executed.
+   */
+  inlineGoldCheck: z.boolean().default(true),
   /** Where gate results are remembered; empty: `~/.cache/minedit/task-gate`. */
   gateCacheDir: z.string().default(""),
   calibration: CalibrationConfigSchema.prefault({}),

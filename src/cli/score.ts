@@ -39,9 +39,11 @@ reports bad rows (FILE:LINE: reason), progress on long runs and a summary on std
 
 Execution: the program M of each completion is run against its task's tests in a bubblewrap sandbox
 (no network, read-only system, private /tmp, limits below); the verdict is PASSED, FAILED_TESTS,
-TIMEOUT, MEMORY_LIMIT, RUNTIME_ERROR, UNPARSABLE, NO_CODE, or INFRA_ERROR (the sandbox failed or the
-task's tests are unusable: reward null). Completions of one task whose normalized programs are identical
-run once per batch ("cached": true). Needs \`bwrap\` (Debian: apt-get install -y bubblewrap) and
+TIMEOUT, MEMORY_LIMIT, RUNTIME_ERROR, UNPARSABLE, NO_CODE, INFRA_ERROR (the sandbox failed: reward
+null) or INVALID_TASK (the task's gold fails its own tests, or its tests are unusable: reward null; the
+gold runs once per task). A row's tests run in the runtime it names ("runtime"), else, for an inline row,
+in the one its imports call for. Completions of one task whose normalized programs are identical run
+once per batch ("cached": true). Needs \`bwrap\` (Debian: apt-get install -y bubblewrap) and
 \`prlimit\`. With --no-exec nothing is run: every program that parses as Python 3.11 counts as PASSED,
 and only UNPARSABLE and NO_CODE completions get the failure reward; tests are then not needed.
 

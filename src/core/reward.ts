@@ -7,8 +7,9 @@ import type { RewardConfig } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
 
 /**
- * Outcome of running one rollout. Everything except `PASSED` and `INFRA_ERROR` is the candidate's
- * failure; `INFRA_ERROR` means the sandbox itself broke, which says nothing about the candidate.
+ * Outcome of running one rollout. Everything except `PASSED`, `INFRA_ERROR` and `INVALID_TASK` is the
+ * candidate's failure; `INFRA_ERROR` means the sandbox itself broke and `INVALID_TASK` that the task's
+ * own gold program fails its tests, which say nothing about the candidate.
  */
 export type Verdict =
   | "PASSED"
@@ -20,7 +21,9 @@ export type Verdict =
   | "RUNTIME_ERROR"
   /** The C++ or Java program did not compile (src/runners/compiled.ts). */
   | "COMPILE_ERROR"
-  | "INFRA_ERROR";
+  | "INFRA_ERROR"
+  /** An inline task whose gold program fails its own tests (src/scoring/inline-gold-check.ts). */
+  | "INVALID_TASK";
 
 /** Every verdict, in declaration order (for validation and exhaustive tests). */
 export const VERDICTS: readonly Verdict[] = [
@@ -33,6 +36,7 @@ export const VERDICTS: readonly Verdict[] = [
   "RUNTIME_ERROR",
   "COMPILE_ERROR",
   "INFRA_ERROR",
+  "INVALID_TASK",
 ];
 
 /**
@@ -127,7 +131,8 @@ function passingReward(components: RewardComponents | null, config: RewardConfig
 /**
  * Computes the reward of one rollout (SPEC §2.4).
  *
- * - `INFRA_ERROR` → `reward: null`: the sandbox broke, not the candidate; the trainer masks the sample.
+ * - `INFRA_ERROR`, `INVALID_TASK` → `reward: null`: the sandbox or the task broke, not the candidate;
+ *   the trainer masks the sample.
  * - any other non-passing verdict → `config.failureReward` (−0.2 by default), whatever the variant.
  * - `PASSED` → by `config.variant`, with e = `components.excess`:
  *   `full` λexec − λedit·e; `correctness_only` λexec; `edit_only` −λedit·e;
@@ -148,6 +153,7 @@ export function computeReward(
 ): RewardOutcome {
   switch (verdict) {
     case "INFRA_ERROR":
+    case "INVALID_TASK":
       return { reward: null, components };
     case "FAILED_TESTS":
     case "UNPARSABLE":

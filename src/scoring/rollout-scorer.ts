@@ -12,6 +12,10 @@
  *   bound; rollouts of one lint task with the identical revision text run once.
  * - With an {@link ExecutionBackend} (src/queue/'s front) the repair executions run there instead of in
  *   this process's sandbox; everything else stays here. Both run {@link runTestsWithRetries}.
+ * - An inline repair task runs in the runtime it names, else in the one its imports call for
+ *   (inline-runtime.ts); a runtime this server cannot run fails the call (FAILED_PRECONDITION). Its gold
+ *   runs once per task content beside its first rollouts, and a gold that fails its own tests makes every
+ *   rollout of the task INVALID_TASK (inline-gold-check.ts).
  */
 import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
@@ -23,10 +27,13 @@ import { computeReward, REWARD_DEFINITION_VERSION, type Verdict } from "../core/
 import type { RolloutScore } from "../core/score-rollout.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { HARNESS_DIGEST, type PythonTests, runPythonTests, type TestOutcome } from "../runners/python.js";
+import { DEFAULT_RUNTIME, type RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import type { MetricsPool } from "../workers/metrics-pool.js";
 import { AsyncQueue } from "./async-queue.js";
 import { Semaphore } from "./execution-slots.js";
+import { type GoldCheck, InlineGoldChecks } from "./inline-gold-check.js";
+import { type InferredRuntime, InlineRuntimes } from "./inline-runtime.js";
 import { executionLimits } from "./limits.js";
 import { ResultCache } from "./result-cache.js";
 import type { RolloutInput, RolloutOutput, RolloutScorer } from "./rollout.js";
@@ -96,9 +103,26 @@ export type RolloutScorerOptions = {
   linter?: () => Promise<Linter>;
   /** Where repair executions run; absent: in `sandbox`, under the execution slots. */
   executor?: ExecutionBackend;
+  /**
+   * Why a task runtime cannot run on this server's backend, a sentence beginning `runtime "NAME"` and
+   * naming what to do, or null when it can (src/sandbox/create.ts `runtimeProblem`); asked of every
+   * runtime an inline task needs. Absent: every runtime is taken to run.
+   */
+  runtimeProblem?: (runtime: RuntimeName) => Promise<string | null>;
+  /** Check inline tasks' golds (`tasks.inlineGoldCheck`; absent: on). */
+  inlineGoldCheck?: boolean;
 };
 
-type ResolvedTask = { kind: "repair"; key: string; task: StoredTask };
+/**
+ * A repair rollout's task. `inline`: given in the call rather than stored, with the runtime picked for
+ * it when it named none (`inferred`).
+ */
+type ResolvedTask = {
+  kind: "repair";
+  key: string;
+  task: StoredTask;
+  inline?: { inferred: InferredRuntime | null };
+};
 type ResolvedLintTask = { kind: "lint"; key: string; task: PreparedLintTask };
 
 export class ExecutingRolloutScorer implements RolloutScorer {
@@ -106,11 +130,15 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   /** Stored lint tasks, prepared (A tokenized) on first use. */
   private readonly preparedLint = new Map<string, PreparedLintTask>();
   private ownLinter: Promise<Linter> | null = null;
+  private readonly inlineRuntimes = new InlineRuntimes();
+  private readonly goldChecks = new InlineGoldChecks();
+  /** Runtimes `runtimeProblem` found runnable (a runtime installed while serving is found at its next use). */
+  private readonly runnableRuntimes = new Set<RuntimeName>([DEFAULT_RUNTIME]);
 
   /** A scorer with the reward, limits and concurrency the configuration sets. */
   static fromConfig(
     config: Config,
-    parts: Pick<RolloutScorerOptions, "pool" | "sandbox" | "tasks" | "gate">,
+    parts: Pick<RolloutScorerOptions, "pool" | "sandbox" | "tasks" | "gate" | "runtimeProblem">,
   ): ExecutingRolloutScorer {
     return new ExecutingRolloutScorer({
       ...parts,
@@ -118,6 +146,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       limits: executionLimits(config),
       executionConcurrency: config.sandbox.executionConcurrency,
       infraRetries: config.sandbox.infraRetries,
+      inlineGoldCheck: config.tasks.inlineGoldCheck,
       ...(config.sandbox.resultCacheBytes > 0
         ? { resultCache: new ResultCache(config.sandbox.resultCacheBytes) }
         : {}),
@@ -164,9 +193,13 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     // Node's default warning threshold of 10 in a normal batch.
     setMaxListeners(0, signal);
     const config = mergeRewardOverride(this.options.reward, rewardOverride, "reward_override");
-    // Lint rollouts tokenize Python on this thread (repair rollouts do it in the pool's workers).
-    if (rollouts.some((r) => r.task.kind !== "inline")) await loadPythonGrammar();
+    // Lint rollouts tokenize Python on this thread (repair rollouts do it in the pool's workers), and so
+    // does picking the runtime of an inline task that names none.
+    if (rollouts.some((r) => r.task.kind !== "inline" || r.task.runtime === undefined)) {
+      await loadPythonGrammar();
+    }
     const resolved = rollouts.map((rollout, index) => this.resolve(rollout, index));
+    await this.checkRuntimes(resolved);
     const repairIndices = resolved.flatMap((r, index) => (r.kind === "repair" ? [index] : []));
 
     const metricsStart = performance.now();
@@ -195,11 +228,13 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     /** Executions to start once the whole batch is known, so they can start slowest first. */
     const scheduled: { expectedMs: number; start: () => void }[] = [];
     let pending = rollouts.length;
-    const finish = (output: RolloutOutput) => {
+    const finishRollout = (output: RolloutOutput) => {
       queue.push(output);
       pending -= 1;
       if (pending === 0) queue.close();
     };
+    /** The gold checks of this call's inline tasks, by {@link goldKey}. */
+    const goldChecks = new Map<string, Promise<GoldCheck>>();
     if (pending === 0) queue.close();
 
     // An inline task whose C or G is not Python is the caller's mistake: reject the call before any work.
@@ -244,7 +279,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
           totalMs: performance.now() - received,
         });
         if (revision.kind === "failed") {
-          finish({
+          finishRollout({
             ...base,
             ...fromLintScore(unrunLintScore(revision, config)),
             cached: false,
@@ -261,7 +296,12 @@ export class ExecutingRolloutScorer implements RolloutScorer {
         }
         run.then(
           (score) =>
-            finish({ ...base, ...fromLintScore(score), cached, timings: lintTiming(score.executionMs) }),
+            finishRollout({
+              ...base,
+              ...fromLintScore(score),
+              cached,
+              timings: lintTiming(score.executionMs),
+            }),
           (error: unknown) => {
             // score() reports sandbox and analyzer faults as INFRA_ERROR; what reaches here is a bug.
             queue.fail(error);
@@ -280,6 +320,50 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       });
       if (metric === undefined || !metric.ok) return; // checked above
       const score = metric.score;
+      // An inline task's rollouts wait for its gold check; a gold known to fail runs nothing more.
+      const goldKey =
+        entry.inline === undefined || this.options.sandbox === null || this.options.inlineGoldCheck === false
+          ? null
+          : this.goldKey(task);
+      if (goldKey !== null && this.goldChecks.known(goldKey)?.kind === "invalid") {
+        const check = this.goldChecks.known(goldKey) as GoldCheck & { kind: "invalid" };
+        finishRollout(
+          invalidTask(
+            { ...base, ...fromScore(score, score.verdict, null, config), cached: true, timings: timing(0) },
+            check.detail,
+          ),
+        );
+        return;
+      }
+      let goldCheck = goldKey === null ? undefined : goldChecks.get(goldKey);
+      if (goldKey !== null && goldCheck === undefined) {
+        goldCheck = this.goldChecks.check(goldKey, () =>
+          this.runJob(
+            {
+              key: goldKey,
+              program: task.gold,
+              tests: task.tests,
+              limits: this.limitsOf(task),
+              expectedMs: 0,
+            },
+            signal,
+          ).then(({ outcome }) => outcome),
+        );
+        goldChecks.set(goldKey, goldCheck);
+      }
+      const finish = (output: RolloutOutput) => {
+        if (goldCheck === undefined) return finishRollout(output);
+        goldCheck.then((check) =>
+          finishRollout(
+            check.kind === "invalid"
+              ? invalidTask(
+                  { ...output, timings: { ...output.timings, totalMs: performance.now() - received } },
+                  check.detail,
+                )
+              : output,
+          ),
+        );
+      };
       if (score.verdict !== "PASSED" || score.normalizedProgram === null || this.options.sandbox === null) {
         finish({
           ...base,
@@ -415,12 +499,57 @@ export class ExecutingRolloutScorer implements RolloutScorer {
         task: this.prepareLint({ language, original, tests }, `rollouts[${index}].lint_task.original`),
       };
     }
-    const { corrupted, gold, tests, entryPoint } = rollout.task;
+    const { corrupted, gold, tests: given, entryPoint } = rollout.task;
+    const named = rollout.task.runtime ?? given.runtime;
+    const inferred = named === undefined ? this.inlineRuntimes.infer(corrupted, gold, given) : null;
+    const runtime = named ?? (inferred as InferredRuntime).runtime;
+    // The default runtime stays implicit, as in a stored task, so both share content keys.
+    const { runtime: _given, ...rest } = given;
+    const tests: PythonTests = runtime === DEFAULT_RUNTIME ? rest : { ...rest, runtime };
     return {
       kind: "repair",
       key: `inline\u0000${JSON.stringify([corrupted, gold, tests, entryPoint])}`,
       task: { taskId: "", corrupted, gold, tests, entryPoint },
+      inline: { inferred },
     };
+  }
+
+  /**
+   * Fails the call (FAILED_PRECONDITION, naming the rollout and what to run) when an inline task needs a
+   * runtime this server cannot run: never a silent run in another runtime, nor a batch of INFRA_ERRORs.
+   */
+  private async checkRuntimes(resolved: readonly (ResolvedTask | ResolvedLintTask)[]): Promise<void> {
+    const problem = this.options.runtimeProblem;
+    if (problem === undefined || this.options.sandbox === null) return;
+    const first = new Map<RuntimeName, number>();
+    resolved.forEach((entry, index) => {
+      if (entry.kind !== "repair" || entry.inline === undefined) return;
+      const runtime = entry.task.tests.runtime ?? DEFAULT_RUNTIME;
+      if (!this.runnableRuntimes.has(runtime) && !first.has(runtime)) first.set(runtime, index);
+    });
+    for (const [runtime, index] of first) {
+      const why = await problem(runtime);
+      if (why === null) {
+        this.runnableRuntimes.add(runtime);
+        continue;
+      }
+      const { inline } = resolved[index] as ResolvedTask;
+      const picked =
+        inline?.inferred == null
+          ? ""
+          : ` (picked from the modules the task imports: ${inline.inferred.libraries.join(", ")}; ` +
+            "name another in task.runtime to override)";
+      const field = `rollouts[${index}].task.runtime`;
+      throw new MineditError(ErrorCode.FailedPrecondition, `${field}: ${why}${picked}`, { field });
+    }
+  }
+
+  /** What decides an inline task's gold check: its gold, its tests and what runs them. */
+  private goldKey(task: StoredTask): string {
+    const { taskId: _id, corrupted: _corrupted, ...runs } = task;
+    return createHash("sha256")
+      .update(JSON.stringify(["minedit-inline-gold/1", HARNESS_DIGEST, runs, this.limitsOf(task)]))
+      .digest("hex");
   }
 
   /** A lint task whose original is not valid source is the caller's (or the task file's) mistake. */
@@ -499,6 +628,11 @@ function fromScore(
     testsTotal: outcome?.testsTotal ?? 0,
     detail: outcome?.detail ?? score.detail,
   };
+}
+
+/** A rollout of a task whose gold fails its own tests: no reward, whatever the candidate did. */
+function invalidTask(output: RolloutOutput, detail: string): RolloutOutput {
+  return { ...output, verdict: "INVALID_TASK", reward: null, testsPassed: 0, testsTotal: 0, detail };
 }
 
 function fromLintScore(

@@ -9,15 +9,25 @@ import type { LintComponents } from "../core/lint/reward.js";
 import type { LintLanguage } from "../core/lint/tools.js";
 import type { Verdict } from "../core/reward.js";
 import type { PythonTests } from "../runners/python.js";
+import type { RuntimeName } from "../sandbox/runtimes.js";
 
 /**
  * The task a rollout answers: a reference into the server's task store (a repair or a lint task), or
  * the task itself. `entryPoint` is the function under repair (empty when the tests do not need one); for
- * assert-style tests it is also `tests.entryPoint`. An inline lint task's tests are stdio for C++ and Java.
+ * assert-style tests it is also `tests.entryPoint`. An inline repair task's `runtime` is the one it names
+ * (absent: the scorer picks it from the modules the task imports, src/scoring/inline-runtime.ts). An
+ * inline lint task's tests are stdio for C++ and Java.
  */
 export type RolloutTask =
   | { kind: "stored"; taskId: string }
-  | { kind: "inline"; corrupted: string; gold: string; tests: PythonTests; entryPoint: string }
+  | {
+      kind: "inline";
+      corrupted: string;
+      gold: string;
+      tests: PythonTests;
+      entryPoint: string;
+      runtime?: RuntimeName;
+    }
   | { kind: "inline_lint"; language: LintLanguage; original: string; tests: PythonTests; entryPoint: string };
 
 /** One validated rollout. `id` is non-empty and unique within one `score` call; `groupId` may be empty. */
@@ -25,7 +35,7 @@ export type RolloutInput = { id: string; completion: string; task: RolloutTask; 
 
 /**
  * The result of one rollout, as the wire reports it. `reward` is `null` exactly when `verdict` is
- * `INFRA_ERROR`; `components` is `null` when the distances were not computed. Timings are wall-clock
+ * `INFRA_ERROR` or `INVALID_TASK`; `components` is `null` when the distances were not computed. Timings are wall-clock
  * milliseconds. `cached`: reused from an identical (task, normalized program) scored earlier.
  */
 export type RolloutOutput = {

@@ -75,6 +75,7 @@ export async function startScoringEngine(
       sandbox,
       tasks,
       gate,
+      runtimeProblem: runtimeProblem(config.sandbox),
     });
     const running = sandbox;
     return {

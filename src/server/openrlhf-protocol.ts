@@ -155,6 +155,7 @@ export function rewardResponse(
     extra_logs: {
       passed: column((o) => (o.verdict === "PASSED" ? 1 : 0)),
       infra_error: column((o) => (o.verdict === "INFRA_ERROR" ? 1 : 0)),
+      invalid_task: column((o) => (o.verdict === "INVALID_TASK" ? 1 : 0)),
       prompt_fallback: samples.map((s) => (s.split === "exact" ? 0 : 1)),
       excess: column((o) => o.components?.excess ?? 0),
       d_model: column((o) => o.components?.dModel ?? 0),

@@ -45,6 +45,7 @@ import {
   Verdict,
 } from "../gen/minedit/v1/reward_pb.js";
 import type { PythonTests } from "../runners/python.js";
+import { isRuntimeName, RUNTIME_NAMES } from "../sandbox/runtimes.js";
 import type { RolloutInput, RolloutOutput, RolloutScorer, RolloutTask } from "../scoring/rollout.js";
 import type { Decoded } from "./service-definition.js";
 import { toGrpcStatus } from "./status.js";
@@ -151,7 +152,21 @@ function parseTask(task: Task, path: string): RolloutTask {
   const entryPoint = task.entryPoint;
   checkEntryPoint(entryPoint, path);
   const tests = parseTests(task, path);
-  return { kind: "inline", corrupted: task.corrupted, gold: task.gold, tests, entryPoint };
+  const inline: RolloutTask = {
+    kind: "inline",
+    corrupted: task.corrupted,
+    gold: task.gold,
+    tests,
+    entryPoint,
+  };
+  if (task.runtime === undefined) return inline;
+  if (!isRuntimeName(task.runtime)) {
+    throw invalid(
+      `${path}.runtime`,
+      `unknown runtime ${JSON.stringify(task.runtime)} (known: ${RUNTIME_NAMES.join(", ")}; leave it unset to pick it from the task's imports)`,
+    );
+  }
+  return { ...inline, runtime: task.runtime };
 }
 
 const LINT_LANGUAGES: Readonly<Record<number, "python" | "cpp" | "java">> = {
@@ -298,6 +313,7 @@ const WIRE_VERDICT: Readonly<Record<CoreVerdict, Verdict>> = {
   RUNTIME_ERROR: Verdict.RUNTIME_ERROR,
   COMPILE_ERROR: Verdict.COMPILE_ERROR,
   INFRA_ERROR: Verdict.INFRA_ERROR,
+  INVALID_TASK: Verdict.INVALID_TASK,
 };
 
 function brokenResult(id: string, why: string): MineditError {
@@ -315,15 +331,15 @@ function requireCount(id: string, name: string, value: number): number {
 }
 
 /**
- * The wire form of one scorer output. The public contract (reward absent exactly for INFRA_ERROR,
- * non-negative test counts) is checked here rather than trusted, so a scorer bug surfaces as INTERNAL
- * instead of as a silently wrong reward in someone's training run.
+ * The wire form of one scorer output. The public contract (reward absent exactly for INFRA_ERROR and
+ * INVALID_TASK, non-negative test counts) is checked here rather than trusted, so a scorer bug surfaces
+ * as INTERNAL instead of as a silently wrong reward in someone's training run.
  */
 function toWireResult(out: RolloutOutput): RolloutResult {
   if (!(VERDICTS as readonly string[]).includes(out.verdict)) {
     throw brokenResult(out.id, `unknown verdict ${String(out.verdict)}`);
   }
-  if ((out.reward === null) !== (out.verdict === "INFRA_ERROR")) {
+  if ((out.reward === null) !== (out.verdict === "INFRA_ERROR" || out.verdict === "INVALID_TASK")) {
     throw brokenResult(out.id, `reward ${out.reward} with verdict ${out.verdict}`);
   }
   if (out.reward !== null && !Number.isFinite(out.reward)) {

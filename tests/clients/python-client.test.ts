@@ -119,11 +119,11 @@ async function expectModulePasses(module: string, expectedTests: number): Promis
 
 describe("Python client against the real server", () => {
   test("sync + async clients: batch, stream, deadline, retries on UNAVAILABLE, token auth, health", async () => {
-    await expectModulePasses("test_client", 12);
+    await expectModulePasses("test_client", 13);
   });
 
   test("adapters: TRL, verl (per sample and batch), verifiers rubric, INFRA_ERROR mapping", async () => {
-    await expectModulePasses("test_adapters", 11);
+    await expectModulePasses("test_adapters", 12);
   });
 
   test("TRL contract: GRPOTrainer 1.9/1.6/1.5/0.27, AsyncGRPOTrainer, masking, two ranks", async () => {

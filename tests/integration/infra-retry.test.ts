@@ -92,7 +92,8 @@ afterAll(async () => {
 });
 
 async function scoreOne(sandbox: Sandbox, infraRetries: number, task = TASK): Promise<RolloutOutput> {
-  const config = parseConfig({ sandbox: { infraRetries } });
+  // The runs counted are the rollouts' own: no inline gold check (tests/e2e/inline-tasks.test.ts) first.
+  const config = parseConfig({ sandbox: { infraRetries }, tasks: { inlineGoldCheck: false } });
   const scorer = ExecutingRolloutScorer.fromConfig(config, { pool, sandbox, tasks: TaskStore.fromTasks([]) });
   const input: RolloutInput = { id: "r", completion: `\`\`\`python\n${GOLD}\`\`\``, task, groupId: "" };
   const outputs: RolloutOutput[] = [];

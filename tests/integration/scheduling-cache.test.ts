@@ -118,7 +118,10 @@ describe("outcomes remembered across calls", () => {
 
   it("a second call with the same normalized program runs nothing and says cached; the verdict is the same", async () => {
     const sandbox = new RecordingSandbox(real);
-    const config = parseConfig({ sandbox: { executionConcurrency: 1, wallTimeMs: 2000, cpuTimeMs: 0 } });
+    const config = parseConfig({
+      sandbox: { executionConcurrency: 1, wallTimeMs: 2000, cpuTimeMs: 0 },
+      tasks: { inlineGoldCheck: false }, // only the rollouts' own runs are counted
+    });
     const scorer = ExecutingRolloutScorer.fromConfig(config, {
       pool,
       sandbox,
@@ -139,7 +142,10 @@ describe("outcomes remembered across calls", () => {
 
   it("a TIMEOUT is run again every time (it depends on the machine's load)", async () => {
     const sandbox = new RecordingSandbox(real);
-    const config = parseConfig({ sandbox: { executionConcurrency: 1, wallTimeMs: 1500, cpuTimeMs: 0 } });
+    const config = parseConfig({
+      sandbox: { executionConcurrency: 1, wallTimeMs: 1500, cpuTimeMs: 0 },
+      tasks: { inlineGoldCheck: false }, // only the rollouts' own runs are counted
+    });
     const scorer = ExecutingRolloutScorer.fromConfig(config, {
       pool,
       sandbox,

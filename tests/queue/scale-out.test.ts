@@ -63,7 +63,8 @@ function writeConfig(
     file,
     JSON.stringify({
       pool: { threads: 1 },
-      tasks: { files: [TASKS], gate: false },
+      // The runs counted below are the rollouts' own: no gate, no inline gold check.
+      tasks: { files: [TASKS], gate: false, inlineGoldCheck: false },
       sandbox: { executionConcurrency: 1, wallTimeMs: 20_000, resultCacheBytes: 0, ...sandbox },
       queue: { lockMs: 2000, stalledIntervalMs: 500, pollMs: 200, outageToleranceMs: 30_000, ...queue },
     }),

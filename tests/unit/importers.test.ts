@@ -15,9 +15,15 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
+import {
+  isStandardLibraryModule,
+  nonStandardLibraries,
+  standardLibraryModules,
+} from "../../src/core/python/stdlib-modules.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import { runPythonTests } from "../../src/runners/python.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
+import { runtimeForLibraries } from "../../src/sandbox/runtime-for-libraries.js";
 import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";
 import {
   detectFormat,
@@ -31,15 +37,9 @@ import {
   parseLosslessJsonArray,
   toPlainJson,
 } from "../../src/tasks/importers/json-lossless.js";
-import { runtimeForLibraries } from "../../src/tasks/importers/problem-runtime.js";
 import { pythonLiteral } from "../../src/tasks/importers/python-literal.js";
 import { cleandoc } from "../../src/tasks/importers/python-source.js";
 import { runnerTests } from "../../src/tasks/importers/runner-tests.js";
-import {
-  isStandardLibraryModule,
-  nonStandardLibraries,
-  standardLibraryModules,
-} from "../../src/tasks/importers/stdlib-modules.js";
 import type { ImportedRow, ImportFormat, Problem } from "../../src/tasks/importers/types.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/importers/", import.meta.url));

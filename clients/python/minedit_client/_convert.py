@@ -40,12 +40,15 @@ def _tests(tests: Mapping[str, Any]) -> "pb.Tests":
 def _task(task: Union[Task, Mapping[str, Any]]) -> "pb.Task":
     if is_dataclass(task):
         task = asdict(task)
-    return pb.Task(
+    message = pb.Task(
         corrupted=task["corrupted"],
         gold=task["gold"],
         tests=_tests(task["tests"]),
         entry_point=task.get("entry_point", "") or "",
     )
+    if task.get("runtime") is not None:
+        message.runtime = str(task["runtime"])
+    return message
 
 
 def rollout_message(rollout: RolloutLike) -> "pb.Rollout":

@@ -45,6 +45,8 @@ collectives (wrong metrics, then a hang). TRL averages each over processes, whic
 
 - ``minedit/pass_rate``: PASSED samples / samples;
 - ``minedit/infra_error_rate``: INFRA_ERROR samples / samples;
+- ``minedit/invalid_task_rate``: INVALID_TASK samples / samples (inline tasks whose gold fails its own
+  tests; masked like INFRA_ERROR);
 - ``minedit/cached_rate``: samples the server answered from its cache / samples;
 - ``minedit/passed_excess_per_sample``: sum of the excess edit distance of the PASSED samples / samples
   (a passing sample without distances counts 0). ``passed_excess_per_sample / pass_rate`` is the mean
@@ -87,6 +89,7 @@ logger = logging.getLogger(__name__)
 METRIC_KEYS = (
     "minedit/pass_rate",
     "minedit/infra_error_rate",
+    "minedit/invalid_task_rate",
     "minedit/cached_rate",
     "minedit/passed_excess_per_sample",
     "minedit/call_failed",
@@ -148,6 +151,7 @@ def _log(results: Sequence[Optional[RolloutResult]], failed: bool, log_metric: A
         passed = [r for r in scored if r.passed]
         log_metric("minedit/pass_rate", share(len(passed)))
         log_metric("minedit/infra_error_rate", share(sum(r.infra_error for r in scored)))
+        log_metric("minedit/invalid_task_rate", share(sum(r.invalid_task for r in scored)))
         log_metric("minedit/cached_rate", share(sum(r.cached for r in scored)))
         log_metric("minedit/passed_excess_per_sample", share(sum(r.components.excess for r in passed if r.components)))
         log_metric("minedit/call_failed", 1.0 if failed else 0.0)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Union
 
-#: Every verdict the server sends. Everything but PASSED and INFRA_ERROR earns the failure reward.
+#: Every verdict the server sends. Everything but PASSED, INFRA_ERROR and INVALID_TASK earns the failure
+#: reward; those two earn none (``reward`` is ``None``: mask the sample).
 VERDICTS = (
     "PASSED",
     "FAILED_TESTS",
@@ -21,6 +22,7 @@ VERDICTS = (
     "RUNTIME_ERROR",
     "COMPILE_ERROR",
     "INFRA_ERROR",
+    "INVALID_TASK",
 )
 
 
@@ -31,12 +33,17 @@ class Task:
     ``tests`` has the shape of a task file's ``tests`` field: ``{"style": "unittest", "code": ...}``,
     ``{"style": "assert", "code": ...}`` (needs ``entry_point``) or
     ``{"style": "stdio", "cases": [{"input": ..., "output": ...}], "float_tolerance": 1e-6}``.
+
+    ``runtime`` names the libraries the tests run with (``"stdlib"``, ``"bigcodebench"``, ...); ``None``: the
+    server picks it from the modules the programs and tests import. A task whose gold fails its own tests
+    comes back as ``INVALID_TASK`` for every rollout (no reward).
     """
 
     corrupted: str
     gold: str
     tests: Mapping[str, Any]
     entry_point: str = ""
+    runtime: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -95,8 +102,9 @@ class Timings:
 class RolloutResult:
     """The outcome of one rollout.
 
-    ``reward`` is ``None`` exactly when ``verdict`` is ``"INFRA_ERROR"``: the sandbox broke, not the
-    candidate, so the sample must be masked rather than counted as a failure. ``components`` is ``None``
+    ``reward`` is ``None`` exactly when ``verdict`` is ``"INFRA_ERROR"`` (the sandbox broke) or
+    ``"INVALID_TASK"`` (an inline task's gold fails its own tests): not the candidate's doing, so the sample
+    must be masked rather than counted as a failure (:attr:`masked`). ``components`` is ``None``
     when the distances were not computed (NO_CODE, UNPARSABLE). ``detail`` is for humans (the failing
     test, the tail of stderr), not for parsing.
     """
@@ -120,6 +128,15 @@ class RolloutResult:
     @property
     def infra_error(self) -> bool:
         return self.verdict == "INFRA_ERROR"
+
+    @property
+    def invalid_task(self) -> bool:
+        return self.verdict == "INVALID_TASK"
+
+    @property
+    def masked(self) -> bool:
+        """No reward: INFRA_ERROR or INVALID_TASK."""
+        return self.reward is None
 
 
 class MineditError(Exception):

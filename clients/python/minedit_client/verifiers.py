@@ -201,14 +201,15 @@ def minedit_reward_func(
             result = await get_scorer().score_async(rollout)
         except Exception as error:  # noqa: BLE001 - the rubric would turn it into a silent 0.0
             return _unscored(state, task_id, error, unscored)
-        if result.infra_error:
+        if result.masked:
             logger.error(
-                "minedit: INFRA_ERROR for task %s (%s); state['error'] is set, the rollout scores %s",
+                "minedit: %s for task %s (%s); state['error'] is set, the rollout scores %s",
+                result.verdict,
                 task_id,
                 result.detail,
                 unscored,
             )
-            _set_error(state, True, f"minedit INFRA_ERROR for task {task_id}: {result.detail}")
+            _set_error(state, True, f"minedit {result.verdict} for task {task_id}: {result.detail}")
         score = unscored if result.reward is None else result.reward
         _record(state, result, score)
         return float(score)

@@ -46,7 +46,8 @@ The task id is ``ground_truth`` -- the GRPO export writes ``reward_model: {style
 
 **Result.** A dict with the same keys, all floats, for every sample (verl puts ALL of them, ``score``
 included, into ``reward_extra_info``; validation logs each as ``val-aux/<data_source>/<key>/...``, and a key
-missing from one sample breaks verl): ``score``, ``passed``, ``infra_error`` (1.0 / 0.0),
+missing from one sample breaks verl): ``score``, ``passed``, ``infra_error`` (1.0 / 0.0), ``invalid_task``
+(1.0 for INVALID_TASK: an inline task whose gold fails its own tests; handled like INFRA_ERROR below),
 ``call_failed`` (1.0 when the server could not be reached; then ``infra_error`` is 1.0 too), ``excess``,
 ``d_model``, ``d_gold`` (0.0 when not computed, e.g. NO_CODE) and ``tests_passed`` / ``tests_total``.
 
@@ -106,6 +107,7 @@ RESULT_KEYS = (
     "score",
     "passed",
     "infra_error",
+    "invalid_task",
     "call_failed",
     "excess",
     "d_model",
@@ -184,6 +186,7 @@ def _as_dict(result: Optional[RolloutResult], score: float) -> Dict[str, float]:
         "score": float(score),
         "passed": 1.0 if result.passed else 0.0,
         "infra_error": 1.0 if result.infra_error else 0.0,
+        "invalid_task": 1.0 if result.invalid_task else 0.0,
         "call_failed": 0.0,
         "excess": _number(c.excess) if c else 0.0,
         "d_model": _number(c.d_model) if c else 0.0,
@@ -220,7 +223,7 @@ def _finish(
     assert result is not None
     if result.reward is None:
         if on_infra_error == "raise":
-            raise InfraError(f"minedit: INFRA_ERROR (the sandbox failed) for {task_id}: {result.detail}", result)
+            raise InfraError(f"minedit: {result.verdict} for {task_id}: {result.detail}", result)
         return _as_dict(result, infra_error_score)
     return _as_dict(result, result.reward)
 

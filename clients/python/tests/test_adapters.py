@@ -216,6 +216,32 @@ class SharedHelpersTest(unittest.TestCase):
         self.assertEqual([rewards[0], rewards[2], rewards[3]], [0.1, -0.2, 7.0])
         self.assertEqual(infra, [False, True, False, True])
 
+    def test_invalid_task_is_masked_like_infra_error_by_every_adapter(self) -> None:
+        # An inline task whose gold fails its own tests: the server sends INVALID_TASK with no reward.
+        def result(verdict, reward):
+            return RolloutResult(
+                id="", reward=reward, verdict=verdict, components=None, tests_passed=0, tests_total=0,
+                detail="the task's gold program does not pass its own tests (FAILED_TESTS)", cached=False,
+                reward_version="", group_id="", timings=Timings(0, 0, 0, 0),
+            )
+
+        invalid = result("INVALID_TASK", None)
+        self.assertEqual((invalid.masked, invalid.invalid_task, invalid.infra_error), (True, True, False))
+        # TRL: None (masked on TRL >= 1.6), like INFRA_ERROR.
+        from minedit_client.trl import _rewards
+
+        self.assertEqual(_rewards([result("PASSED", 0.1), invalid], ["t", "u"], "none"), [0.1, None])
+        # verl's batch manager and OpenRLHF-style callers: the group mean, like INFRA_ERROR.
+        rewards, masked = masked_rewards([result("PASSED", 0.1), invalid], ["t", "t"], fallback=-0.2)
+        self.assertEqual((rewards, masked), ([0.1, 0.1], [False, True]))
+        # verl per sample: the INFRA_ERROR score and its own key; "raise" raises as for INFRA_ERROR.
+        scored = minedit_verl._finish("t", invalid, None, -0.2, "score")
+        self.assertEqual((scored["score"], scored["invalid_task"], scored["infra_error"]), (-0.2, 1.0, 0.0))
+        self.assertEqual(set(scored), set(minedit_verl.RESULT_KEYS))
+        with self.assertRaises(minedit_verl.InfraError) as raised:
+            minedit_verl._finish("t", invalid, None, -0.2, "raise")
+        self.assertIn("INVALID_TASK", str(raised.exception))
+
 
 if __name__ == "__main__":
     unittest.main()

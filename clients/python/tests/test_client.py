@@ -9,7 +9,7 @@ import unittest
 
 import grpc
 
-from support import BROKEN_INLINE_TASK, CORRUPTED, GOLD, SLEEPER, TARGET, TASK_ID, TOKEN
+from support import BROKEN_INLINE_TASK, CORRUPTED, GOLD, SLEEPER, TARGET, TASK_ID, TOKEN, fence
 from minedit_client import AsyncMineditClient, MineditClient, MineditError, RetryPolicy, Rollout
 
 
@@ -99,13 +99,30 @@ class SyncClientTest(unittest.TestCase):
         )
         self.assertEqual(result.reward, -1.0)
 
-    def test_inline_task_with_unusable_tests_is_infra_error_without_reward(self) -> None:
+    def test_inline_task_with_unusable_tests_is_invalid_task_without_reward(self) -> None:
         [result] = self.client.score_batch(
             [{"id": "i", "completion": fence_f(), "task": BROKEN_INLINE_TASK}]
         )
-        self.assertEqual(result.verdict, "INFRA_ERROR")
-        self.assertTrue(result.infra_error)
+        # Tests the harness cannot use are the task's fault: INVALID_TASK, masked like INFRA_ERROR.
+        self.assertEqual(result.verdict, "INVALID_TASK")
+        self.assertTrue(result.invalid_task)
+        self.assertFalse(result.infra_error)
+        self.assertTrue(result.masked)
         self.assertIsNone(result.reward)
+
+    def test_inline_task_runtime_travels_and_an_unknown_one_is_refused(self) -> None:
+        task = {
+            "corrupted": "import json\ndef f(x):\n    return json.dumps(x) + ' '\n",
+            "gold": "import json\ndef f(x):\n    return json.dumps(x)\n",
+            "entry_point": "f",
+            "tests": {"style": "assert", "code": "def check(f):\n    assert f([1]) == '[1]'\n"},
+        }
+        [named] = self.client.score_batch([{"id": "n", "completion": fence(task["gold"]), "task": {**task, "runtime": "stdlib"}}])
+        self.assertEqual(named.verdict, "PASSED")
+        with self.assertRaises(MineditError) as raised:
+            self.client.score_batch([{"id": "u", "completion": "x", "task": {**task, "runtime": "no-such-runtime"}}])
+        self.assertEqual(raised.exception.field, "rollouts[0].task.runtime")
+        self.assertIn('unknown runtime "no-such-runtime"', raised.exception.details)
 
     def test_score_stream_yields_every_result(self) -> None:
         rollouts = (

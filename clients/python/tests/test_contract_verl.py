@@ -170,6 +170,7 @@ def scored_alone(completion, task_id):
             "score": r.reward if r.reward is not None else -0.2,
             "passed": 1.0 if r.verdict == "PASSED" else 0.0,
             "infra_error": 1.0 if r.verdict == "INFRA_ERROR" else 0.0,
+            "invalid_task": 1.0 if r.verdict == "INVALID_TASK" else 0.0,
             "call_failed": 0.0,
             "excess": c.excess if c else 0.0,
             "d_model": c.d_model if c else 0.0,

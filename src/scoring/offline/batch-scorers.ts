@@ -75,6 +75,7 @@ export function executing(
           gold: job.gold,
           tests: tests.tests,
           entryPoint: tests.entryPoint,
+          ...(tests.runtime === undefined ? {} : { runtime: tests.runtime }),
         },
       });
     });

@@ -8,7 +8,8 @@
 import { parseRolloutFields, type RolloutFields } from "../../core/rollout-row.js";
 import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
 import type { PythonTests } from "../../runners/python.js";
-import { parseStoredTask } from "../task-store.js";
+import type { RuntimeName } from "../../sandbox/runtimes.js";
+import { parseStoredTask, taskRuntime } from "../task-store.js";
 
 /** Why a row or task cannot be scored when executing; the message says both ways out. */
 export const NO_TESTS = "no tests: give the task's tests or pass --no-exec";
@@ -19,8 +20,12 @@ export function errorMessage(error: unknown): string {
   throw error;
 }
 
-/** A task's tests as the sandbox runners take them; `entryPoint` is empty when the style needs none. */
-export type TaskTests = { tests: PythonTests; entryPoint: string };
+/**
+ * A task's tests as the sandbox runners take them; `entryPoint` is empty when the style needs none.
+ * `runtime`: the one the row names; absent, an inline row's is picked from its imports by the scorer
+ * (src/scoring/inline-runtime.ts), while a task file's row runs in the default one (as `serve` runs it).
+ */
+export type TaskTests = { tests: PythonTests; entryPoint: string; runtime?: RuntimeName };
 
 /**
  * Reads the `tests`, `entry_point` and `runtime` fields of a task or inline row, or `undefined` when there
@@ -36,8 +41,11 @@ export function parseTests(row: Record<string, unknown>): TaskTests | undefined 
   if (Object.hasOwn(row, "entry_point")) fields.entry_point = row.entry_point;
   if (Object.hasOwn(row, "runtime")) fields.runtime = row.runtime;
   try {
-    const { tests, entryPoint } = parseStoredTask(fields);
-    return { tests, entryPoint };
+    const task = parseStoredTask(fields);
+    const { tests, entryPoint } = task;
+    return Object.hasOwn(row, "runtime")
+      ? { tests, entryPoint, runtime: taskRuntime(task) }
+      : { tests, entryPoint };
   } catch (error) {
     if (!isMineditError(error)) throw error;
     const field = error.field;

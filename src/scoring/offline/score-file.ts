@@ -37,7 +37,7 @@ import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
 import { type Input, jsonlByteBatches, jsonlLines, openInput } from "../../io/inputs.js";
 import { Progress } from "../../io/progress.js";
 import type { StdIo } from "../../io/std-io.js";
-import { createConfiguredSandbox } from "../../sandbox/create.js";
+import { createConfiguredSandbox, runtimeProblem } from "../../sandbox/create.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { MetricsPool, type ProgramCacheStats } from "../../workers/metrics-pool.js";
 import type { RowsOutcome } from "../../workers/metrics-worker.js";
@@ -364,6 +364,7 @@ async function scoreExecuting(context: RunContext, sandbox: Sandbox, signal: Abo
       sandbox,
       // Every job is sent as an inline task, so the scorer's store stays empty.
       tasks: TaskStore.fromTasks([]),
+      runtimeProblem: runtimeProblem(config.sandbox),
     }),
     config,
     signal,
@@ -517,9 +518,13 @@ function summary(
   );
   const infra = stats.verdicts.get("INFRA_ERROR") ?? 0;
   if (infra > 0) {
+    lines.push(`  INFRA_ERROR: ${infra} rows have no reward (the sandbox failed); see their detail`);
+  }
+  const invalid = stats.verdicts.get("INVALID_TASK") ?? 0;
+  if (invalid > 0) {
     lines.push(
-      `  INFRA_ERROR: ${infra} rows have no reward (the sandbox failed, or the task's tests are unusable); ` +
-        "see their detail",
+      `  INVALID_TASK: ${invalid} rows have no reward (their task's gold fails its own tests, or its tests ` +
+        "are unusable); see their detail",
     );
   }
   return `${lines.join("\n")}\n`;

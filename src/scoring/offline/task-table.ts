@@ -7,6 +7,7 @@ import { lookupTask, type TaskEntry, type TaskLookup } from "../../core/rollout-
 import { parseJsonObject, parseTaskRow, taskIdOf, taskKey } from "../../core/task-file.js";
 import { ErrorCode, MineditError } from "../../errors.js";
 import { type Input, jsonlLines } from "../../io/inputs.js";
+import { DEFAULT_RUNTIME } from "../../sandbox/runtimes.js";
 import { errorMessage, NO_TESTS, parseTests, type RolloutRow, type TaskTests } from "./rows.js";
 
 /** A task of the task file; `tests` is present when executing. */
@@ -41,7 +42,13 @@ export async function loadTasks(
         const tests = parseTests(row);
         if (tests === undefined)
           throw new MineditError(ErrorCode.InvalidArgument, NO_TESTS, { field: "tests" });
-        entry = { kind: "ok", task: { corrupted: task.corrupted, gold: task.gold, tests }, line };
+        // A task file's row without a runtime runs in the default one, as `minedit serve` runs it.
+        const runtime = tests.runtime ?? DEFAULT_RUNTIME;
+        entry = {
+          kind: "ok",
+          task: { corrupted: task.corrupted, gold: task.gold, tests: { ...tests, runtime } },
+          line,
+        };
       } else {
         entry = { kind: "ok", task: { corrupted: task.corrupted, gold: task.gold }, line };
       }

@@ -12,6 +12,7 @@ import { loadPythonGrammar } from "../../core/python/grammar.js";
 import { jsonTypeName } from "../../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
 import { jsonlLines } from "../../io/inputs.js";
+import { runtimeForLibraries } from "../../sandbox/runtime-for-libraries.js";
 import { importBigCodeBench } from "./bigcodebench.js";
 import { importCorrupted } from "./corrupted.js";
 import { DEEPCODER_STATEMENT_FIELDS, DEEPCODER_TESTS_FIELDS, importDeepCoder } from "./deepcoder.js";
@@ -20,7 +21,6 @@ import { importHumanEval } from "./humaneval.js";
 import { JsonSyntaxError, parseLosslessJson, parseLosslessJsonArray, toPlainJson } from "./json-lossless.js";
 import { importMbpp } from "./mbpp.js";
 import { importMinedit } from "./minedit.js";
-import { runtimeForLibraries } from "./problem-runtime.js";
 import type { ImportedRow, ImportFormat, Problem } from "./types.js";
 import { IMPORT_FORMATS } from "./types.js";
 
@@ -79,7 +79,7 @@ export function detectFormat(row: SourceRow): ImportFormat | null {
 
 /**
  * Imports one row (already parsed from JSON) of the given format, with the task runtime its libraries
- * need (problem-runtime.ts). Pure apart from needing the Python grammar: `await loadPythonGrammar()` first.
+ * need (src/sandbox/runtime-for-libraries.ts). Pure apart from needing the Python grammar: `await loadPythonGrammar()` first.
  *
  * @throws MineditError `InvalidArgument` whose `rawMessage` is the reason, naming the field.
  */

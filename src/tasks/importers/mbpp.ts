@@ -10,10 +10,11 @@
  */
 import { z } from "zod";
 import type { Expr, Module, Stmt } from "../../core/python/ast.js";
+import { walkAst } from "../../core/python/imported-modules.js";
 import { unparse } from "../../core/python/unparse.js";
 import { optionalField, requiredField } from "../../core/task-file.js";
 import { idField, invalid, optionalString, requiredText, type SourceRow } from "./fields.js";
-import { checkProgram, librariesOf, parseTestCode, topLevelNames, walkAst } from "./python-source.js";
+import { checkProgram, librariesOf, parseTestCode, topLevelNames } from "./python-source.js";
 import type { Problem } from "./types.js";
 
 const AssertListSchema = z.array(z.string(), { error: "expected an array of assert lines" });

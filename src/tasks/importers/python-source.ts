@@ -6,6 +6,7 @@
  */
 import { normalizeProgram } from "../../core/normalize.js";
 import type { ClassDef, Expr, FunctionDef, Module, Stmt } from "../../core/python/ast.js";
+import { importedModules } from "../../core/python/imported-modules.js";
 import { parsePython } from "../../core/python/parse.js";
 import { PySyntaxError } from "../../core/python/syntax-error.js";
 import { TokenizeError } from "../../core/python/tokenize.js";
@@ -155,36 +156,6 @@ export function topLevelDef(module: Module, name: string): FunctionDef | ClassDe
     }
   }
   return undefined;
-}
-
-/**
- * Calls `visit` on every AST node under `node` (objects with a string `type`), parents before children,
- * fields in declaration order (so the callee of a call comes before its arguments).
- */
-export function walkAst(node: unknown, visit: (node: { type: string }) => void): void {
-  if (Array.isArray(node)) {
-    for (const item of node) walkAst(item, visit);
-    return;
-  }
-  if (node === null || typeof node !== "object") return;
-  const record = node as Record<string, unknown>;
-  if (typeof record.type === "string") visit(record as { type: string });
-  for (const [key, value] of Object.entries(record)) {
-    // Constant values are tagged unions ({kind, value}), never nodes.
-    if (key !== "type" && !(record.type === "Constant" && key === "value")) walkAst(value, visit);
-  }
-}
-
-/** Top-level module names imported anywhere in the module (relative imports excluded), sorted. */
-export function importedModules(module: Module): string[] {
-  const found = new Set<string>();
-  walkAst(module, (node) => {
-    const s = node as Stmt;
-    if (s.type === "Import") for (const alias of s.names) found.add(alias.name.split(".")[0] ?? alias.name);
-    else if (s.type === "ImportFrom" && s.level === 0 && s.module !== null)
-      found.add(s.module.split(".")[0] ?? s.module);
-  });
-  return [...found].sort();
 }
 
 /** `ast.get_docstring(node)`: the cleaned docstring of a def, class or module, or null. */

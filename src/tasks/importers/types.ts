@@ -45,13 +45,13 @@ export type Problem = {
   /**
    * Top-level modules the solution and the tests import (relative imports excluded), together with the
    * libraries the source declares (BigCodeBench `libs`); sorted, no duplicates. With
-   * `isStandardLibraryModule` (stdlib-modules.ts) it tells which problems need packages installed in the
+   * `isStandardLibraryModule` (src/core/python/stdlib-modules.ts) it tells which problems need packages installed in the
    * sandbox. Every importer sets it (optional only so that hand-built problems may leave it out).
    */
   libraries?: string[];
   /**
    * The task runtime its tests run in (src/sandbox/runtimes.ts): set by {@link importRow} from
-   * `libraries` (problem-runtime.ts) — `stdlib` when every library is standard, else `bigcodebench`.
+   * `libraries` (src/sandbox/runtime-for-libraries.ts) — `stdlib` when every library is standard, else `bigcodebench`.
    */
   runtime?: RuntimeName;
   /** Already-corrupted sources only: the corrupted program and the families the source names. */

@@ -6,9 +6,9 @@
 // model changed than the known minimal repair, and returns one result per rollout.
 //
 // Reward (SPEC §2.4), with e = excess edit distance:
-//   failure (any verdict but PASSED and INFRA_ERROR)  ->  failure_reward (default -0.2)
-//   PASSED, variant FULL                              ->  lambda_exec - lambda_edit * e (defaults 0.1, 1.0)
-//   INFRA_ERROR                                       ->  no reward at all (mask the sample)
+//   failure (any other verdict but PASSED)  ->  failure_reward (default -0.2)
+//   PASSED, variant FULL                    ->  lambda_exec - lambda_edit * e (defaults 0.1, 1.0)
+//   INFRA_ERROR, INVALID_TASK               ->  no reward at all (mask the sample)
 //
 // Lint tasks (SPEC §5: keep a working file A working while removing its linter alerts), with
 // net = (fixed - new) / max(1, |alerts of A|) and d = token edit distance between A and the revision:
@@ -39,7 +39,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file minedit/v1/reward.proto.
  */
 export const file_minedit_v1_reward: GenFile = /*@__PURE__*/
-  fileDesc("ChdtaW5lZGl0L3YxL3Jld2FyZC5wcm90bxIKbWluZWRpdC52MSJvChFTY29yZUJhdGNoUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKElNjb3JlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0InAKElNjb3JlU3RyZWFtUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKE1Njb3JlU3RyZWFtUmVzcG9uc2USKQoGcmVzdWx0GAEgASgLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0IrsBCgdSb2xsb3V0EgoKAmlkGAEgASgJEhcKCmNvbXBsZXRpb24YAiABKAlIAYgBARIRCgd0YXNrX2lkGAMgASgJSAASIAoEdGFzaxgEIAEoCzIQLm1pbmVkaXQudjEuVGFza0gAEikKCWxpbnRfdGFzaxgGIAEoCzIULm1pbmVkaXQudjEuTGludFRhc2tIABIQCghncm91cF9pZBgFIAEoCUIKCgh0YXNrX3JlZkINCgtfY29tcGxldGlvbiJeCgRUYXNrEhEKCWNvcnJ1cHRlZBgBIAEoCRIMCgRnb2xkGAIgASgJEiAKBXRlc3RzGAMgASgLMhEubWluZWRpdC52MS5UZXN0cxITCgtlbnRyeV9wb2ludBgEIAEoCSJ/CghMaW50VGFzaxIqCghsYW5ndWFnZRgBIAEoDjIYLm1pbmVkaXQudjEuTGludExhbmd1YWdlEhAKCG9yaWdpbmFsGAIgASgJEiAKBXRlc3RzGAMgASgLMhEubWluZWRpdC52MS5UZXN0cxITCgtlbnRyeV9wb2ludBgEIAEoCSKTAQoFVGVzdHMSLQoIdW5pdHRlc3QYASABKAsyGS5taW5lZGl0LnYxLlVuaXR0ZXN0VGVzdHNIABIpCgZhc3NlcnQYAiABKAsyFy5taW5lZGl0LnYxLkFzc2VydFRlc3RzSAASJwoFc3RkaW8YAyABKAsyFi5taW5lZGl0LnYxLlN0ZGlvVGVzdHNIAEIHCgVzdHlsZSIdCg1Vbml0dGVzdFRlc3RzEgwKBGNvZGUYASABKAkiGwoLQXNzZXJ0VGVzdHMSDAoEY29kZRgBIAEoCSJkCgpTdGRpb1Rlc3RzEiQKBWNhc2VzGAEgAygLMhUubWluZWRpdC52MS5TdGRpb0Nhc2USHAoPZmxvYXRfdG9sZXJhbmNlGAIgASgBSACIAQFCEgoQX2Zsb2F0X3RvbGVyYW5jZSIqCglTdGRpb0Nhc2USDQoFaW5wdXQYASABKAkSDgoGb3V0cHV0GAIgASgJIrACCg5SZXdhcmRPdmVycmlkZRIvCgd2YXJpYW50GAEgASgOMhkubWluZWRpdC52MS5SZXdhcmRWYXJpYW50SACIAQESGAoLbGFtYmRhX2V4ZWMYAiABKAFIAYgBARIYCgtsYW1iZGFfZWRpdBgDIAEoAUgCiAEBEhYKCWxhbWJkYV9jYxgEIAEoAUgDiAEBEhsKDmZhaWx1cmVfcmV3YXJkGAUgASgBSASIAQESLQoFc2NvcGUYBiABKA4yGS5taW5lZGl0LnYxLkRpc3RhbmNlU2NvcGVIBYgBAUIKCghfdmFyaWFudEIOCgxfbGFtYmRhX2V4ZWNCDgoMX2xhbWJkYV9lZGl0QgwKCl9sYW1iZGFfY2NCEQoPX2ZhaWx1cmVfcmV3YXJkQggKBl9zY29wZSJnChBSZXdhcmRDb21wb25lbnRzEg8KB2RfbW9kZWwYASABKAESDgoGZF9nb2xkGAIgASgBEg4KBmV4Y2VzcxgDIAEoARIVCghhZGRlZF9jYxgEIAEoAUgAiAEBQgsKCV9hZGRlZF9jYyJwCg5MaW50Q29tcG9uZW50cxIXCg9hbGVydHNfb3JpZ2luYWwYASABKA0SFAoMYWxlcnRzX2ZpeGVkGAIgASgNEhIKCmFsZXJ0c19uZXcYAyABKA0SDgoGZF9lZGl0GAQgASgBEgsKA25ldBgFIAEoASJXCgdUaW1pbmdzEhAKCHF1ZXVlX21zGAEgASgBEhIKCm1ldHJpY3NfbXMYAiABKAESFAoMZXhlY3V0aW9uX21zGAMgASgBEhAKCHRvdGFsX21zGAQgASgBIuMCCg1Sb2xsb3V0UmVzdWx0EgoKAmlkGAEgASgJEhMKBnJld2FyZBgCIAEoAUgAiAEBEiQKB3ZlcmRpY3QYAyABKA4yEy5taW5lZGl0LnYxLlZlcmRpY3QSMAoKY29tcG9uZW50cxgEIAEoCzIcLm1pbmVkaXQudjEuUmV3YXJkQ29tcG9uZW50cxIUCgx0ZXN0c19wYXNzZWQYBSABKA0SEwoLdGVzdHNfdG90YWwYBiABKA0SJAoHdGltaW5ncxgHIAEoCzITLm1pbmVkaXQudjEuVGltaW5ncxIOCgZjYWNoZWQYCCABKAgSDgoGZGV0YWlsGAkgASgJEhYKDnJld2FyZF92ZXJzaW9uGAogASgJEhAKCGdyb3VwX2lkGAsgASgJEjMKD2xpbnRfY29tcG9uZW50cxgMIAEoCzIaLm1pbmVkaXQudjEuTGludENvbXBvbmVudHNCCQoHX3Jld2FyZCp2CgxMaW50TGFuZ3VhZ2USHQoZTElOVF9MQU5HVUFHRV9VTlNQRUNJRklFRBAAEhgKFExJTlRfTEFOR1VBR0VfUFlUSE9OEAESFQoRTElOVF9MQU5HVUFHRV9DUFAQAhIWChJMSU5UX0xBTkdVQUdFX0pBVkEQAyqsAQoNUmV3YXJkVmFyaWFudBIeChpSRVdBUkRfVkFSSUFOVF9VTlNQRUNJRklFRBAAEhcKE1JFV0FSRF9WQVJJQU5UX0ZVTEwQARIjCh9SRVdBUkRfVkFSSUFOVF9DT1JSRUNUTkVTU19PTkxZEAISHAoYUkVXQVJEX1ZBUklBTlRfRURJVF9PTkxZEAMSHwobUkVXQVJEX1ZBUklBTlRfRURJVF9QTFVTX0NDEAQqbQoNRGlzdGFuY2VTY29wZRIeChpESVNUQU5DRV9TQ09QRV9VTlNQRUNJRklFRBAAEhoKFkRJU1RBTkNFX1NDT1BFX1BST0dSQU0QARIgChxESVNUQU5DRV9TQ09QRV9GVU5DVElPTl9CT0RZEAIq+wEKB1ZlcmRpY3QSFwoTVkVSRElDVF9VTlNQRUNJRklFRBAAEhIKDlZFUkRJQ1RfUEFTU0VEEAESGAoUVkVSRElDVF9GQUlMRURfVEVTVFMQAhIWChJWRVJESUNUX1VOUEFSU0FCTEUQAxITCg9WRVJESUNUX05PX0NPREUQBBITCg9WRVJESUNUX1RJTUVPVVQQBRIYChRWRVJESUNUX01FTU9SWV9MSU1JVBAGEhkKFVZFUkRJQ1RfUlVOVElNRV9FUlJPUhAHEhcKE1ZFUkRJQ1RfSU5GUkFfRVJST1IQCBIZChVWRVJESUNUX0NPTVBJTEVfRVJST1IQCTKwAQoNUmV3YXJkU2VydmljZRJLCgpTY29yZUJhdGNoEh0ubWluZWRpdC52MS5TY29yZUJhdGNoUmVxdWVzdBoeLm1pbmVkaXQudjEuU2NvcmVCYXRjaFJlc3BvbnNlElIKC1Njb3JlU3RyZWFtEh4ubWluZWRpdC52MS5TY29yZVN0cmVhbVJlcXVlc3QaHy5taW5lZGl0LnYxLlNjb3JlU3RyZWFtUmVzcG9uc2UoATABYgZwcm90bzM");
+  fileDesc("ChdtaW5lZGl0L3YxL3Jld2FyZC5wcm90bxIKbWluZWRpdC52MSJvChFTY29yZUJhdGNoUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKElNjb3JlQmF0Y2hSZXNwb25zZRIqCgdyZXN1bHRzGAEgAygLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0InAKElNjb3JlU3RyZWFtUmVxdWVzdBIlCghyb2xsb3V0cxgBIAMoCzITLm1pbmVkaXQudjEuUm9sbG91dBIzCg9yZXdhcmRfb3ZlcnJpZGUYAiABKAsyGi5taW5lZGl0LnYxLlJld2FyZE92ZXJyaWRlIkAKE1Njb3JlU3RyZWFtUmVzcG9uc2USKQoGcmVzdWx0GAEgASgLMhkubWluZWRpdC52MS5Sb2xsb3V0UmVzdWx0IrsBCgdSb2xsb3V0EgoKAmlkGAEgASgJEhcKCmNvbXBsZXRpb24YAiABKAlIAYgBARIRCgd0YXNrX2lkGAMgASgJSAASIAoEdGFzaxgEIAEoCzIQLm1pbmVkaXQudjEuVGFza0gAEikKCWxpbnRfdGFzaxgGIAEoCzIULm1pbmVkaXQudjEuTGludFRhc2tIABIQCghncm91cF9pZBgFIAEoCUIKCgh0YXNrX3JlZkINCgtfY29tcGxldGlvbiKAAQoEVGFzaxIRCgljb3JydXB0ZWQYASABKAkSDAoEZ29sZBgCIAEoCRIgCgV0ZXN0cxgDIAEoCzIRLm1pbmVkaXQudjEuVGVzdHMSEwoLZW50cnlfcG9pbnQYBCABKAkSFAoHcnVudGltZRgFIAEoCUgAiAEBQgoKCF9ydW50aW1lIn8KCExpbnRUYXNrEioKCGxhbmd1YWdlGAEgASgOMhgubWluZWRpdC52MS5MaW50TGFuZ3VhZ2USEAoIb3JpZ2luYWwYAiABKAkSIAoFdGVzdHMYAyABKAsyES5taW5lZGl0LnYxLlRlc3RzEhMKC2VudHJ5X3BvaW50GAQgASgJIpMBCgVUZXN0cxItCgh1bml0dGVzdBgBIAEoCzIZLm1pbmVkaXQudjEuVW5pdHRlc3RUZXN0c0gAEikKBmFzc2VydBgCIAEoCzIXLm1pbmVkaXQudjEuQXNzZXJ0VGVzdHNIABInCgVzdGRpbxgDIAEoCzIWLm1pbmVkaXQudjEuU3RkaW9UZXN0c0gAQgcKBXN0eWxlIh0KDVVuaXR0ZXN0VGVzdHMSDAoEY29kZRgBIAEoCSIbCgtBc3NlcnRUZXN0cxIMCgRjb2RlGAEgASgJImQKClN0ZGlvVGVzdHMSJAoFY2FzZXMYASADKAsyFS5taW5lZGl0LnYxLlN0ZGlvQ2FzZRIcCg9mbG9hdF90b2xlcmFuY2UYAiABKAFIAIgBAUISChBfZmxvYXRfdG9sZXJhbmNlIioKCVN0ZGlvQ2FzZRINCgVpbnB1dBgBIAEoCRIOCgZvdXRwdXQYAiABKAkisAIKDlJld2FyZE92ZXJyaWRlEi8KB3ZhcmlhbnQYASABKA4yGS5taW5lZGl0LnYxLlJld2FyZFZhcmlhbnRIAIgBARIYCgtsYW1iZGFfZXhlYxgCIAEoAUgBiAEBEhgKC2xhbWJkYV9lZGl0GAMgASgBSAKIAQESFgoJbGFtYmRhX2NjGAQgASgBSAOIAQESGwoOZmFpbHVyZV9yZXdhcmQYBSABKAFIBIgBARItCgVzY29wZRgGIAEoDjIZLm1pbmVkaXQudjEuRGlzdGFuY2VTY29wZUgFiAEBQgoKCF92YXJpYW50Qg4KDF9sYW1iZGFfZXhlY0IOCgxfbGFtYmRhX2VkaXRCDAoKX2xhbWJkYV9jY0IRCg9fZmFpbHVyZV9yZXdhcmRCCAoGX3Njb3BlImcKEFJld2FyZENvbXBvbmVudHMSDwoHZF9tb2RlbBgBIAEoARIOCgZkX2dvbGQYAiABKAESDgoGZXhjZXNzGAMgASgBEhUKCGFkZGVkX2NjGAQgASgBSACIAQFCCwoJX2FkZGVkX2NjInAKDkxpbnRDb21wb25lbnRzEhcKD2FsZXJ0c19vcmlnaW5hbBgBIAEoDRIUCgxhbGVydHNfZml4ZWQYAiABKA0SEgoKYWxlcnRzX25ldxgDIAEoDRIOCgZkX2VkaXQYBCABKAESCwoDbmV0GAUgASgBIlcKB1RpbWluZ3MSEAoIcXVldWVfbXMYASABKAESEgoKbWV0cmljc19tcxgCIAEoARIUCgxleGVjdXRpb25fbXMYAyABKAESEAoIdG90YWxfbXMYBCABKAEi4wIKDVJvbGxvdXRSZXN1bHQSCgoCaWQYASABKAkSEwoGcmV3YXJkGAIgASgBSACIAQESJAoHdmVyZGljdBgDIAEoDjITLm1pbmVkaXQudjEuVmVyZGljdBIwCgpjb21wb25lbnRzGAQgASgLMhwubWluZWRpdC52MS5SZXdhcmRDb21wb25lbnRzEhQKDHRlc3RzX3Bhc3NlZBgFIAEoDRITCgt0ZXN0c190b3RhbBgGIAEoDRIkCgd0aW1pbmdzGAcgASgLMhMubWluZWRpdC52MS5UaW1pbmdzEg4KBmNhY2hlZBgIIAEoCBIOCgZkZXRhaWwYCSABKAkSFgoOcmV3YXJkX3ZlcnNpb24YCiABKAkSEAoIZ3JvdXBfaWQYCyABKAkSMwoPbGludF9jb21wb25lbnRzGAwgASgLMhoubWluZWRpdC52MS5MaW50Q29tcG9uZW50c0IJCgdfcmV3YXJkKnYKDExpbnRMYW5ndWFnZRIdChlMSU5UX0xBTkdVQUdFX1VOU1BFQ0lGSUVEEAASGAoUTElOVF9MQU5HVUFHRV9QWVRIT04QARIVChFMSU5UX0xBTkdVQUdFX0NQUBACEhYKEkxJTlRfTEFOR1VBR0VfSkFWQRADKqwBCg1SZXdhcmRWYXJpYW50Eh4KGlJFV0FSRF9WQVJJQU5UX1VOU1BFQ0lGSUVEEAASFwoTUkVXQVJEX1ZBUklBTlRfRlVMTBABEiMKH1JFV0FSRF9WQVJJQU5UX0NPUlJFQ1RORVNTX09OTFkQAhIcChhSRVdBUkRfVkFSSUFOVF9FRElUX09OTFkQAxIfChtSRVdBUkRfVkFSSUFOVF9FRElUX1BMVVNfQ0MQBCptCg1EaXN0YW5jZVNjb3BlEh4KGkRJU1RBTkNFX1NDT1BFX1VOU1BFQ0lGSUVEEAASGgoWRElTVEFOQ0VfU0NPUEVfUFJPR1JBTRABEiAKHERJU1RBTkNFX1NDT1BFX0ZVTkNUSU9OX0JPRFkQAiqVAgoHVmVyZGljdBIXChNWRVJESUNUX1VOU1BFQ0lGSUVEEAASEgoOVkVSRElDVF9QQVNTRUQQARIYChRWRVJESUNUX0ZBSUxFRF9URVNUUxACEhYKElZFUkRJQ1RfVU5QQVJTQUJMRRADEhMKD1ZFUkRJQ1RfTk9fQ09ERRAEEhMKD1ZFUkRJQ1RfVElNRU9VVBAFEhgKFFZFUkRJQ1RfTUVNT1JZX0xJTUlUEAYSGQoVVkVSRElDVF9SVU5USU1FX0VSUk9SEAcSFwoTVkVSRElDVF9JTkZSQV9FUlJPUhAIEhkKFVZFUkRJQ1RfQ09NUElMRV9FUlJPUhAJEhgKFFZFUkRJQ1RfSU5WQUxJRF9UQVNLEAoysAEKDVJld2FyZFNlcnZpY2USSwoKU2NvcmVCYXRjaBIdLm1pbmVkaXQudjEuU2NvcmVCYXRjaFJlcXVlc3QaHi5taW5lZGl0LnYxLlNjb3JlQmF0Y2hSZXNwb25zZRJSCgtTY29yZVN0cmVhbRIeLm1pbmVkaXQudjEuU2NvcmVTdHJlYW1SZXF1ZXN0Gh8ubWluZWRpdC52MS5TY29yZVN0cmVhbVJlc3BvbnNlKAEwAWIGcHJvdG8z");
 
 /**
  * @generated from message minedit.v1.ScoreBatchRequest
@@ -241,6 +241,18 @@ export type Task = Message<"minedit.v1.Task"> & {
    * @generated from field: string entry_point = 4;
    */
   entryPoint: string;
+
+  /**
+   * The task runtime the tests run in (docs/sandbox.md#task-runtimes): `stdlib`, `bigcodebench`, ...
+   * Absent: the server picks it from the modules the corrupted program, the gold and the tests import,
+   * as `minedit tasks build` does for a task file (the standard library's when every module is standard).
+   * An unknown name fails the call with INVALID_ARGUMENT; a runtime this server cannot run (not
+   * installed, no Docker image) fails it with FAILED_PRECONDITION naming what to run
+   * (`minedit setup --runtime NAME`): never a silent run in another runtime.
+   *
+   * @generated from field: optional string runtime = 5;
+   */
+  runtime?: string | undefined;
 };
 
 /**
@@ -640,8 +652,9 @@ export type RolloutResult = Message<"minedit.v1.RolloutResult"> & {
   id: string;
 
   /**
-   * The reward. Absent exactly when `verdict` is INFRA_ERROR: the sandbox broke, not the candidate, so
-   * the sample must be masked (TRL treats None as "not applicable"), never counted as a failure.
+   * The reward. Absent exactly when `verdict` is INFRA_ERROR or INVALID_TASK: the sandbox or the task
+   * broke, not the candidate, so the sample must be masked (TRL treats None as "not applicable"), never
+   * counted as a failure.
    *
    * @generated from field: optional double reward = 2;
    */
@@ -850,8 +863,8 @@ export const DistanceScopeSchema: GenEnum<DistanceScope> = /*@__PURE__*/
   enumDesc(file_minedit_v1_reward, 2);
 
 /**
- * The outcome of running one rollout. Everything except PASSED and INFRA_ERROR is the candidate's
- * failure and earns `failure_reward`.
+ * The outcome of running one rollout. Everything except PASSED, INFRA_ERROR and INVALID_TASK is the
+ * candidate's failure and earns `failure_reward`.
  *
  * @generated from enum minedit.v1.Verdict
  */
@@ -927,6 +940,17 @@ export enum Verdict {
    * @generated from enum value: VERDICT_COMPILE_ERROR = 9;
    */
   COMPILE_ERROR = 9,
+
+  /**
+   * The task, not the candidate, is broken: an inline task's gold program does not pass its own tests
+   * in the sandbox (checked once per task content; `detail` says how the gold failed). Every rollout of
+   * that task gets it, whatever its completion, so a group is never trained on a reward that cannot
+   * vary. `reward` is absent: mask or drop the sample, as for INFRA_ERROR. (A stored task whose gold
+   * fails is refused at load instead: FAILED_PRECONDITION.)
+   *
+   * @generated from enum value: VERDICT_INVALID_TASK = 10;
+   */
+  INVALID_TASK = 10,
 }
 
 /**

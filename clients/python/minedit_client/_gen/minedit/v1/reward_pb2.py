@@ -13,21 +13,21 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17minedit/v1/reward.proto\x12\nminedit.v1\"o\n\x11ScoreBatchRequest\x12%\n\x08rollouts\x18\x01 \x03(\x0b\x32\x13.minedit.v1.Rollout\x12\x33\n\x0freward_override\x18\x02 \x01(\x0b\x32\x1a.minedit.v1.RewardOverride\"@\n\x12ScoreBatchResponse\x12*\n\x07results\x18\x01 \x03(\x0b\x32\x19.minedit.v1.RolloutResult\"p\n\x12ScoreStreamRequest\x12%\n\x08rollouts\x18\x01 \x03(\x0b\x32\x13.minedit.v1.Rollout\x12\x33\n\x0freward_override\x18\x02 \x01(\x0b\x32\x1a.minedit.v1.RewardOverride\"@\n\x13ScoreStreamResponse\x12)\n\x06result\x18\x01 \x01(\x0b\x32\x19.minedit.v1.RolloutResult\"\xbb\x01\n\x07Rollout\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\ncompletion\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x07task_id\x18\x03 \x01(\tH\x00\x12 \n\x04task\x18\x04 \x01(\x0b\x32\x10.minedit.v1.TaskH\x00\x12)\n\tlint_task\x18\x06 \x01(\x0b\x32\x14.minedit.v1.LintTaskH\x00\x12\x10\n\x08group_id\x18\x05 \x01(\tB\n\n\x08task_refB\r\n\x0b_completion\"^\n\x04Task\x12\x11\n\tcorrupted\x18\x01 \x01(\t\x12\x0c\n\x04gold\x18\x02 \x01(\t\x12 \n\x05tests\x18\x03 \x01(\x0b\x32\x11.minedit.v1.Tests\x12\x13\n\x0b\x65ntry_point\x18\x04 \x01(\t\"\x7f\n\x08LintTask\x12*\n\x08language\x18\x01 \x01(\x0e\x32\x18.minedit.v1.LintLanguage\x12\x10\n\x08original\x18\x02 \x01(\t\x12 \n\x05tests\x18\x03 \x01(\x0b\x32\x11.minedit.v1.Tests\x12\x13\n\x0b\x65ntry_point\x18\x04 \x01(\t\"\x93\x01\n\x05Tests\x12-\n\x08unittest\x18\x01 \x01(\x0b\x32\x19.minedit.v1.UnittestTestsH\x00\x12)\n\x06\x61ssert\x18\x02 \x01(\x0b\x32\x17.minedit.v1.AssertTestsH\x00\x12\'\n\x05stdio\x18\x03 \x01(\x0b\x32\x16.minedit.v1.StdioTestsH\x00\x42\x07\n\x05style\"\x1d\n\rUnittestTests\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\"\x1b\n\x0b\x41ssertTests\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\"d\n\nStdioTests\x12$\n\x05\x63\x61ses\x18\x01 \x03(\x0b\x32\x15.minedit.v1.StdioCase\x12\x1c\n\x0f\x66loat_tolerance\x18\x02 \x01(\x01H\x00\x88\x01\x01\x42\x12\n\x10_float_tolerance\"*\n\tStdioCase\x12\r\n\x05input\x18\x01 \x01(\t\x12\x0e\n\x06output\x18\x02 \x01(\t\"\xb0\x02\n\x0eRewardOverride\x12/\n\x07variant\x18\x01 \x01(\x0e\x32\x19.minedit.v1.RewardVariantH\x00\x88\x01\x01\x12\x18\n\x0blambda_exec\x18\x02 \x01(\x01H\x01\x88\x01\x01\x12\x18\n\x0blambda_edit\x18\x03 \x01(\x01H\x02\x88\x01\x01\x12\x16\n\tlambda_cc\x18\x04 \x01(\x01H\x03\x88\x01\x01\x12\x1b\n\x0e\x66\x61ilure_reward\x18\x05 \x01(\x01H\x04\x88\x01\x01\x12-\n\x05scope\x18\x06 \x01(\x0e\x32\x19.minedit.v1.DistanceScopeH\x05\x88\x01\x01\x42\n\n\x08_variantB\x0e\n\x0c_lambda_execB\x0e\n\x0c_lambda_editB\x0c\n\n_lambda_ccB\x11\n\x0f_failure_rewardB\x08\n\x06_scope\"g\n\x10RewardComponents\x12\x0f\n\x07\x64_model\x18\x01 \x01(\x01\x12\x0e\n\x06\x64_gold\x18\x02 \x01(\x01\x12\x0e\n\x06\x65xcess\x18\x03 \x01(\x01\x12\x15\n\x08\x61\x64\x64\x65\x64_cc\x18\x04 \x01(\x01H\x00\x88\x01\x01\x42\x0b\n\t_added_cc\"p\n\x0eLintComponents\x12\x17\n\x0f\x61lerts_original\x18\x01 \x01(\r\x12\x14\n\x0c\x61lerts_fixed\x18\x02 \x01(\r\x12\x12\n\nalerts_new\x18\x03 \x01(\r\x12\x0e\n\x06\x64_edit\x18\x04 \x01(\x01\x12\x0b\n\x03net\x18\x05 \x01(\x01\"W\n\x07Timings\x12\x10\n\x08queue_ms\x18\x01 \x01(\x01\x12\x12\n\nmetrics_ms\x18\x02 \x01(\x01\x12\x14\n\x0c\x65xecution_ms\x18\x03 \x01(\x01\x12\x10\n\x08total_ms\x18\x04 \x01(\x01\"\xe3\x02\n\rRolloutResult\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x06reward\x18\x02 \x01(\x01H\x00\x88\x01\x01\x12$\n\x07verdict\x18\x03 \x01(\x0e\x32\x13.minedit.v1.Verdict\x12\x30\n\ncomponents\x18\x04 \x01(\x0b\x32\x1c.minedit.v1.RewardComponents\x12\x14\n\x0ctests_passed\x18\x05 \x01(\r\x12\x13\n\x0btests_total\x18\x06 \x01(\r\x12$\n\x07timings\x18\x07 \x01(\x0b\x32\x13.minedit.v1.Timings\x12\x0e\n\x06\x63\x61\x63hed\x18\x08 \x01(\x08\x12\x0e\n\x06\x64\x65tail\x18\t \x01(\t\x12\x16\n\x0ereward_version\x18\n \x01(\t\x12\x10\n\x08group_id\x18\x0b \x01(\t\x12\x33\n\x0flint_components\x18\x0c \x01(\x0b\x32\x1a.minedit.v1.LintComponentsB\t\n\x07_reward*v\n\x0cLintLanguage\x12\x1d\n\x19LINT_LANGUAGE_UNSPECIFIED\x10\x00\x12\x18\n\x14LINT_LANGUAGE_PYTHON\x10\x01\x12\x15\n\x11LINT_LANGUAGE_CPP\x10\x02\x12\x16\n\x12LINT_LANGUAGE_JAVA\x10\x03*\xac\x01\n\rRewardVariant\x12\x1e\n\x1aREWARD_VARIANT_UNSPECIFIED\x10\x00\x12\x17\n\x13REWARD_VARIANT_FULL\x10\x01\x12#\n\x1fREWARD_VARIANT_CORRECTNESS_ONLY\x10\x02\x12\x1c\n\x18REWARD_VARIANT_EDIT_ONLY\x10\x03\x12\x1f\n\x1bREWARD_VARIANT_EDIT_PLUS_CC\x10\x04*m\n\rDistanceScope\x12\x1e\n\x1a\x44ISTANCE_SCOPE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x44ISTANCE_SCOPE_PROGRAM\x10\x01\x12 \n\x1c\x44ISTANCE_SCOPE_FUNCTION_BODY\x10\x02*\xfb\x01\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x12\n\x0eVERDICT_PASSED\x10\x01\x12\x18\n\x14VERDICT_FAILED_TESTS\x10\x02\x12\x16\n\x12VERDICT_UNPARSABLE\x10\x03\x12\x13\n\x0fVERDICT_NO_CODE\x10\x04\x12\x13\n\x0fVERDICT_TIMEOUT\x10\x05\x12\x18\n\x14VERDICT_MEMORY_LIMIT\x10\x06\x12\x19\n\x15VERDICT_RUNTIME_ERROR\x10\x07\x12\x17\n\x13VERDICT_INFRA_ERROR\x10\x08\x12\x19\n\x15VERDICT_COMPILE_ERROR\x10\t2\xb0\x01\n\rRewardService\x12K\n\nScoreBatch\x12\x1d.minedit.v1.ScoreBatchRequest\x1a\x1e.minedit.v1.ScoreBatchResponse\x12R\n\x0bScoreStream\x12\x1e.minedit.v1.ScoreStreamRequest\x1a\x1f.minedit.v1.ScoreStreamResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17minedit/v1/reward.proto\x12\nminedit.v1\"o\n\x11ScoreBatchRequest\x12%\n\x08rollouts\x18\x01 \x03(\x0b\x32\x13.minedit.v1.Rollout\x12\x33\n\x0freward_override\x18\x02 \x01(\x0b\x32\x1a.minedit.v1.RewardOverride\"@\n\x12ScoreBatchResponse\x12*\n\x07results\x18\x01 \x03(\x0b\x32\x19.minedit.v1.RolloutResult\"p\n\x12ScoreStreamRequest\x12%\n\x08rollouts\x18\x01 \x03(\x0b\x32\x13.minedit.v1.Rollout\x12\x33\n\x0freward_override\x18\x02 \x01(\x0b\x32\x1a.minedit.v1.RewardOverride\"@\n\x13ScoreStreamResponse\x12)\n\x06result\x18\x01 \x01(\x0b\x32\x19.minedit.v1.RolloutResult\"\xbb\x01\n\x07Rollout\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\ncompletion\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x07task_id\x18\x03 \x01(\tH\x00\x12 \n\x04task\x18\x04 \x01(\x0b\x32\x10.minedit.v1.TaskH\x00\x12)\n\tlint_task\x18\x06 \x01(\x0b\x32\x14.minedit.v1.LintTaskH\x00\x12\x10\n\x08group_id\x18\x05 \x01(\tB\n\n\x08task_refB\r\n\x0b_completion\"\x80\x01\n\x04Task\x12\x11\n\tcorrupted\x18\x01 \x01(\t\x12\x0c\n\x04gold\x18\x02 \x01(\t\x12 \n\x05tests\x18\x03 \x01(\x0b\x32\x11.minedit.v1.Tests\x12\x13\n\x0b\x65ntry_point\x18\x04 \x01(\t\x12\x14\n\x07runtime\x18\x05 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_runtime\"\x7f\n\x08LintTask\x12*\n\x08language\x18\x01 \x01(\x0e\x32\x18.minedit.v1.LintLanguage\x12\x10\n\x08original\x18\x02 \x01(\t\x12 \n\x05tests\x18\x03 \x01(\x0b\x32\x11.minedit.v1.Tests\x12\x13\n\x0b\x65ntry_point\x18\x04 \x01(\t\"\x93\x01\n\x05Tests\x12-\n\x08unittest\x18\x01 \x01(\x0b\x32\x19.minedit.v1.UnittestTestsH\x00\x12)\n\x06\x61ssert\x18\x02 \x01(\x0b\x32\x17.minedit.v1.AssertTestsH\x00\x12\'\n\x05stdio\x18\x03 \x01(\x0b\x32\x16.minedit.v1.StdioTestsH\x00\x42\x07\n\x05style\"\x1d\n\rUnittestTests\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\"\x1b\n\x0b\x41ssertTests\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\"d\n\nStdioTests\x12$\n\x05\x63\x61ses\x18\x01 \x03(\x0b\x32\x15.minedit.v1.StdioCase\x12\x1c\n\x0f\x66loat_tolerance\x18\x02 \x01(\x01H\x00\x88\x01\x01\x42\x12\n\x10_float_tolerance\"*\n\tStdioCase\x12\r\n\x05input\x18\x01 \x01(\t\x12\x0e\n\x06output\x18\x02 \x01(\t\"\xb0\x02\n\x0eRewardOverride\x12/\n\x07variant\x18\x01 \x01(\x0e\x32\x19.minedit.v1.RewardVariantH\x00\x88\x01\x01\x12\x18\n\x0blambda_exec\x18\x02 \x01(\x01H\x01\x88\x01\x01\x12\x18\n\x0blambda_edit\x18\x03 \x01(\x01H\x02\x88\x01\x01\x12\x16\n\tlambda_cc\x18\x04 \x01(\x01H\x03\x88\x01\x01\x12\x1b\n\x0e\x66\x61ilure_reward\x18\x05 \x01(\x01H\x04\x88\x01\x01\x12-\n\x05scope\x18\x06 \x01(\x0e\x32\x19.minedit.v1.DistanceScopeH\x05\x88\x01\x01\x42\n\n\x08_variantB\x0e\n\x0c_lambda_execB\x0e\n\x0c_lambda_editB\x0c\n\n_lambda_ccB\x11\n\x0f_failure_rewardB\x08\n\x06_scope\"g\n\x10RewardComponents\x12\x0f\n\x07\x64_model\x18\x01 \x01(\x01\x12\x0e\n\x06\x64_gold\x18\x02 \x01(\x01\x12\x0e\n\x06\x65xcess\x18\x03 \x01(\x01\x12\x15\n\x08\x61\x64\x64\x65\x64_cc\x18\x04 \x01(\x01H\x00\x88\x01\x01\x42\x0b\n\t_added_cc\"p\n\x0eLintComponents\x12\x17\n\x0f\x61lerts_original\x18\x01 \x01(\r\x12\x14\n\x0c\x61lerts_fixed\x18\x02 \x01(\r\x12\x12\n\nalerts_new\x18\x03 \x01(\r\x12\x0e\n\x06\x64_edit\x18\x04 \x01(\x01\x12\x0b\n\x03net\x18\x05 \x01(\x01\"W\n\x07Timings\x12\x10\n\x08queue_ms\x18\x01 \x01(\x01\x12\x12\n\nmetrics_ms\x18\x02 \x01(\x01\x12\x14\n\x0c\x65xecution_ms\x18\x03 \x01(\x01\x12\x10\n\x08total_ms\x18\x04 \x01(\x01\"\xe3\x02\n\rRolloutResult\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x06reward\x18\x02 \x01(\x01H\x00\x88\x01\x01\x12$\n\x07verdict\x18\x03 \x01(\x0e\x32\x13.minedit.v1.Verdict\x12\x30\n\ncomponents\x18\x04 \x01(\x0b\x32\x1c.minedit.v1.RewardComponents\x12\x14\n\x0ctests_passed\x18\x05 \x01(\r\x12\x13\n\x0btests_total\x18\x06 \x01(\r\x12$\n\x07timings\x18\x07 \x01(\x0b\x32\x13.minedit.v1.Timings\x12\x0e\n\x06\x63\x61\x63hed\x18\x08 \x01(\x08\x12\x0e\n\x06\x64\x65tail\x18\t \x01(\t\x12\x16\n\x0ereward_version\x18\n \x01(\t\x12\x10\n\x08group_id\x18\x0b \x01(\t\x12\x33\n\x0flint_components\x18\x0c \x01(\x0b\x32\x1a.minedit.v1.LintComponentsB\t\n\x07_reward*v\n\x0cLintLanguage\x12\x1d\n\x19LINT_LANGUAGE_UNSPECIFIED\x10\x00\x12\x18\n\x14LINT_LANGUAGE_PYTHON\x10\x01\x12\x15\n\x11LINT_LANGUAGE_CPP\x10\x02\x12\x16\n\x12LINT_LANGUAGE_JAVA\x10\x03*\xac\x01\n\rRewardVariant\x12\x1e\n\x1aREWARD_VARIANT_UNSPECIFIED\x10\x00\x12\x17\n\x13REWARD_VARIANT_FULL\x10\x01\x12#\n\x1fREWARD_VARIANT_CORRECTNESS_ONLY\x10\x02\x12\x1c\n\x18REWARD_VARIANT_EDIT_ONLY\x10\x03\x12\x1f\n\x1bREWARD_VARIANT_EDIT_PLUS_CC\x10\x04*m\n\rDistanceScope\x12\x1e\n\x1a\x44ISTANCE_SCOPE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x44ISTANCE_SCOPE_PROGRAM\x10\x01\x12 \n\x1c\x44ISTANCE_SCOPE_FUNCTION_BODY\x10\x02*\x95\x02\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x12\n\x0eVERDICT_PASSED\x10\x01\x12\x18\n\x14VERDICT_FAILED_TESTS\x10\x02\x12\x16\n\x12VERDICT_UNPARSABLE\x10\x03\x12\x13\n\x0fVERDICT_NO_CODE\x10\x04\x12\x13\n\x0fVERDICT_TIMEOUT\x10\x05\x12\x18\n\x14VERDICT_MEMORY_LIMIT\x10\x06\x12\x19\n\x15VERDICT_RUNTIME_ERROR\x10\x07\x12\x17\n\x13VERDICT_INFRA_ERROR\x10\x08\x12\x19\n\x15VERDICT_COMPILE_ERROR\x10\t\x12\x18\n\x14VERDICT_INVALID_TASK\x10\n2\xb0\x01\n\rRewardService\x12K\n\nScoreBatch\x12\x1d.minedit.v1.ScoreBatchRequest\x1a\x1e.minedit.v1.ScoreBatchResponse\x12R\n\x0bScoreStream\x12\x1e.minedit.v1.ScoreStreamRequest\x1a\x1f.minedit.v1.ScoreStreamResponse(\x01\x30\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'minedit.v1.reward_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _LINTLANGUAGE._serialized_start=2142
-  _LINTLANGUAGE._serialized_end=2260
-  _REWARDVARIANT._serialized_start=2263
-  _REWARDVARIANT._serialized_end=2435
-  _DISTANCESCOPE._serialized_start=2437
-  _DISTANCESCOPE._serialized_end=2546
-  _VERDICT._serialized_start=2549
-  _VERDICT._serialized_end=2800
+  _LINTLANGUAGE._serialized_start=2177
+  _LINTLANGUAGE._serialized_end=2295
+  _REWARDVARIANT._serialized_start=2298
+  _REWARDVARIANT._serialized_end=2470
+  _DISTANCESCOPE._serialized_start=2472
+  _DISTANCESCOPE._serialized_end=2581
+  _VERDICT._serialized_start=2584
+  _VERDICT._serialized_end=2861
   _SCOREBATCHREQUEST._serialized_start=39
   _SCOREBATCHREQUEST._serialized_end=150
   _SCOREBATCHRESPONSE._serialized_start=152
@@ -38,30 +38,30 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SCORESTREAMRESPONSE._serialized_end=396
   _ROLLOUT._serialized_start=399
   _ROLLOUT._serialized_end=586
-  _TASK._serialized_start=588
-  _TASK._serialized_end=682
-  _LINTTASK._serialized_start=684
-  _LINTTASK._serialized_end=811
-  _TESTS._serialized_start=814
-  _TESTS._serialized_end=961
-  _UNITTESTTESTS._serialized_start=963
-  _UNITTESTTESTS._serialized_end=992
-  _ASSERTTESTS._serialized_start=994
-  _ASSERTTESTS._serialized_end=1021
-  _STDIOTESTS._serialized_start=1023
-  _STDIOTESTS._serialized_end=1123
-  _STDIOCASE._serialized_start=1125
-  _STDIOCASE._serialized_end=1167
-  _REWARDOVERRIDE._serialized_start=1170
-  _REWARDOVERRIDE._serialized_end=1474
-  _REWARDCOMPONENTS._serialized_start=1476
-  _REWARDCOMPONENTS._serialized_end=1579
-  _LINTCOMPONENTS._serialized_start=1581
-  _LINTCOMPONENTS._serialized_end=1693
-  _TIMINGS._serialized_start=1695
-  _TIMINGS._serialized_end=1782
-  _ROLLOUTRESULT._serialized_start=1785
-  _ROLLOUTRESULT._serialized_end=2140
-  _REWARDSERVICE._serialized_start=2803
-  _REWARDSERVICE._serialized_end=2979
+  _TASK._serialized_start=589
+  _TASK._serialized_end=717
+  _LINTTASK._serialized_start=719
+  _LINTTASK._serialized_end=846
+  _TESTS._serialized_start=849
+  _TESTS._serialized_end=996
+  _UNITTESTTESTS._serialized_start=998
+  _UNITTESTTESTS._serialized_end=1027
+  _ASSERTTESTS._serialized_start=1029
+  _ASSERTTESTS._serialized_end=1056
+  _STDIOTESTS._serialized_start=1058
+  _STDIOTESTS._serialized_end=1158
+  _STDIOCASE._serialized_start=1160
+  _STDIOCASE._serialized_end=1202
+  _REWARDOVERRIDE._serialized_start=1205
+  _REWARDOVERRIDE._serialized_end=1509
+  _REWARDCOMPONENTS._serialized_start=1511
+  _REWARDCOMPONENTS._serialized_end=1614
+  _LINTCOMPONENTS._serialized_start=1616
+  _LINTCOMPONENTS._serialized_end=1728
+  _TIMINGS._serialized_start=1730
+  _TIMINGS._serialized_end=1817
+  _ROLLOUTRESULT._serialized_start=1820
+  _ROLLOUTRESULT._serialized_end=2175
+  _REWARDSERVICE._serialized_start=2864
+  _REWARDSERVICE._serialized_end=3040
 # @@protoc_insertion_point(module_scope)

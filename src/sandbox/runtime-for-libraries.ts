@@ -5,14 +5,14 @@
  * handful of TensorFlow, librosa, … problems), the one that provides the most of them, so the problem
  * still runs as far as it can and its gold's failure says what is missing.
  */
+import { nonStandardLibraries } from "../core/python/stdlib-modules.js";
 import {
   DEFAULT_RUNTIME,
   RUNTIME_NAMES,
   type RuntimeName,
   requiredModules,
   runtimeNamed,
-} from "../../sandbox/runtimes.js";
-import { nonStandardLibraries } from "./stdlib-modules.js";
+} from "./runtimes.js";
 
 export function runtimeForLibraries(libraries: readonly string[]): RuntimeName {
   const needed = [...new Set(nonStandardLibraries(libraries).map((name) => name.split(".")[0] as string))];
