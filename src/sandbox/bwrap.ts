@@ -13,6 +13,8 @@
  *               (as root: --bind <own mount> /dev/shm --bind <own mount> /tmp, inode-capped tmpfs)
  *         --dir /opt/minedit/bin --symlink <python> /opt/minedit/bin/python3 (and …/python) --chdir /tmp
  *         --clearenv --setenv …
+ *         --tmpfs <library dir> --ro-bind <entry> <entry> … --remount-ro <library dir>
+ *                                                                   the runtime's own Python libraries only
  *         [--ro-bind-try /etc/<entry> … --ro-bind <data> /opt/minedit/… --setenv … --dir /tmp/<dir> …]
  *                                                                   the request's runtime (runtimes.ts)
  *         --file <fd> /tmp/<name> …                                 the request's files, copied from pipes
@@ -48,10 +50,12 @@
  *   the cgroup and makes the mounts in a private mount namespace before becoming setpriv, then bwrap).
  * - A launched program (the fork server) talks to this process over a socket on a fd of its own, never
  *   on its stdin and stdout: bwrap's init (pid 1, dumpable) keeps fds 0-2 for its whole life (see launch).
- * - A request's runtime (src/sandbox/runtimes.ts) adds only its own /etc entries and data directories
- *   (read-only), variables and empty scratch directories; its libraries are already under the bound
- *   /usr. A runtime whose modules the interpreter does not find is refused by name (MineditError
- *   FailedPrecondition) before anything starts.
+ * - A request's runtime (src/sandbox/runtimes.ts) sees its own Python libraries and no other: the
+ *   interpreter's library directories are hidden under empty tmpfs mounts and the runtime's entries bound
+ *   back, read-only (runtime-libraries.ts; the default runtime's: none), so what else the host installed
+ *   never decides a verdict. It adds its own /etc entries and data directories (read-only), variables and
+ *   empty scratch directories. A runtime whose modules the sandbox would not find is refused by name
+ *   (MineditError FailedPrecondition) before anything starts.
  *
  * Why one long file: the bwrap argument list, the start-up probe and the kill and clean-up of a run are one
  * contract with bubblewrap and change together.
@@ -73,9 +77,11 @@ import { ErrorCode, MineditError } from "../errors.js";
 import { reachableSource } from "./reachable-source.js";
 import type { RunCgroup } from "./run-cgroup.js";
 import { RunDeadline } from "./run-deadline.js";
+import { bwrapLibraryArgs, interpreterSiteDirs, type LibraryView, libraryView } from "./runtime-libraries.js";
 import {
   DEFAULT_RUNTIME,
   dataBinds,
+  debianPackages,
   missingModules,
   notInstalledMessage,
   type Runtime,
@@ -302,7 +308,19 @@ export class BwrapSandbox implements Sandbox {
     private readonly bounds: WholeRunBounds,
     /** The syscall filter's BPF program (syscall-filter.ts), loaded into every sandbox; null: none. */
     private readonly filter: Buffer | null,
-  ) {}
+    /** The interpreter's library directories (runtime-libraries.ts), hidden but for a runtime's own. */
+    private readonly siteDirs: readonly string[],
+  ) {
+    this.views.set(DEFAULT_RUNTIME, {
+      hidden: siteDirs,
+      entries: [],
+      modules: new Set(),
+      missingPackages: [],
+    });
+  }
+
+  /** What each runtime asked for so far sees of the library directories (the standard library's: none). */
+  private readonly views = new Map<RuntimeName, LibraryView>();
 
   /** Each data bind's source as bwrap can open it (reachable-source.ts), decided once per source. */
   private readonly sources = new Map<string, string>();
@@ -444,7 +462,22 @@ export class BwrapSandbox implements Sandbox {
     for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
 
     const filter = options.syscallFilter === false ? null : (await syscallFilterFor(python)).bpf;
-    const sandbox = new BwrapSandbox(launcher, args, prlimit, python, dropsPrivileges, bounds, filter);
+    let siteDirs: string[];
+    try {
+      siteDirs = await interpreterSiteDirs(python);
+    } catch (error) {
+      throw unavailable((error as Error).message);
+    }
+    const sandbox = new BwrapSandbox(
+      launcher,
+      args,
+      prlimit,
+      python,
+      dropsPrivileges,
+      bounds,
+      filter,
+      siteDirs,
+    );
     const probe = await sandbox.run({
       files: {},
       argv: ["python3", "-c", "pass"],
@@ -477,7 +510,14 @@ export class BwrapSandbox implements Sandbox {
     runtime: Runtime = runtimeNamed(DEFAULT_RUNTIME),
     group: RunCgroup | null = null,
   ): string[] {
-    const args = [...this.bounds.prefix(group, this.launcher), ...this.fixedArgs];
+    const view = this.views.get(runtime.name);
+    if (view === undefined) {
+      throw new MineditError(
+        ErrorCode.Internal,
+        `bwrap sandbox: runtime "${runtime.name}" was not resolved (ask runtime() for it first)`,
+      );
+    }
+    const args = [...this.bounds.prefix(group, this.launcher), ...this.fixedArgs, ...bwrapLibraryArgs(view)];
     for (const path of runtime.etc) args.push("--ro-bind-try", path, path);
     for (const { source, target } of dataBinds(runtime))
       if (source !== null) args.push("--ro-bind", this.reachable(source), target);
@@ -550,6 +590,10 @@ export class BwrapSandbox implements Sandbox {
       throw new MineditError(ErrorCode.FailedPrecondition, notInstalledMessage(name, absent), {
         field: "runtime",
       });
+    }
+    if (!this.views.has(name)) {
+      // The view missingModules computed (libraryView shares it): nothing more is asked of dpkg.
+      this.views.set(name, await libraryView(debianPackages(runtime), this.siteDirs));
     }
     return runtime;
   }

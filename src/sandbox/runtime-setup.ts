@@ -6,9 +6,9 @@
  * server's resident size). Without root, nothing is changed: the exact apt-get command is returned for
  * the caller to print.
  */
-import { spawn } from "node:child_process";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
+import { runHostCommand, SYSTEM_ENV } from "./host-command.js";
 import { debianPackages, missingPrograms, type Runtime, requiredModules, runtimeNamed } from "./runtimes.js";
 import { DEFAULT_LIMITS } from "./sandbox.js";
 import { WarmPythonSandbox } from "./warm-python.js";
@@ -77,7 +77,7 @@ export async function setupRuntime(name: string, options: SetupOptions): Promise
 async function missingPackages(packages: readonly string[]): Promise<string[] | null> {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format fields, not JavaScript's
   const format = "-f=${Package}\\t${db:Status-Abbrev}\\n";
-  const r = await capture("dpkg-query", ["-W", format, ...packages]);
+  const r = await runHostCommand("dpkg-query", ["-W", format, ...packages], SYSTEM_ENV);
   if (r.spawnError) return null;
   const installed = new Set(
     r.stdout
@@ -91,7 +91,7 @@ async function missingPackages(packages: readonly string[]): Promise<string[] | 
 
 async function aptGet(args: readonly string[], log: (line: string) => void): Promise<void> {
   log(`apt-get ${args.join(" ")}`);
-  const r = await capture("apt-get", args, { DEBIAN_FRONTEND: "noninteractive" });
+  const r = await runHostCommand("apt-get", args, { ...SYSTEM_ENV, DEBIAN_FRONTEND: "noninteractive" });
   if (r.spawnError || r.code !== 0) {
     const tail = `${r.stdout}${r.stderr}`.trim().split("\n").slice(-15).join("\n");
     throw new MineditError(ErrorCode.Internal, `apt-get ${args[0]} failed (exit ${r.code}):\n${tail}`);
@@ -166,29 +166,4 @@ async function verify(runtime: Runtime, pythonPath: string, log: (line: string) 
     problems.push(`the fork server did not start: ${error.rawMessage}`);
   }
   return problems;
-}
-
-type Captured = { code: number | null; stdout: string; stderr: string; spawnError: boolean };
-
-/** What dpkg-query and apt-get run with: the system's directories, not the server's environment. */
-const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-function capture(
-  command: string,
-  args: readonly string[],
-  env: Record<string, string> = {},
-): Promise<Captured> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env: { PATH: SYSTEM_PATH, LANG: "C.UTF-8", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", () => resolve({ code: null, stdout, stderr, spawnError: true }));
-    child.once("close", (code) => resolve({ code, stdout, stderr, spawnError: false }));
-  });
 }

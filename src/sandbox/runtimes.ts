@@ -21,18 +21,25 @@
  * - `env`: variables set for its runs (a headless matplotlib with its config directory in the scratch);
  * - `scratchDirs`: empty directories every run of it finds in its scratch (that config directory).
  *
- * `leftOut` records packages deliberately not installed, and why.
+ * `leftOut` records the libraries the runtime's tasks use that it does not have (Debian packages none of
+ * them), and why.
+ *
+ * A runtime's sandbox sees its packages' Python libraries and their dependencies' and no other, whatever
+ * else the host has (runtime-libraries.ts): the same set as its Docker image, so a verdict never depends on
+ * the backend or the host.
  *
  * Besides the task runtimes there are toolchain runtimes, which no task row names: `cpp` and `java`, which
  * the C++ and Java runners ask for, and `lint`, which the analyzers ask for. Under bwrap they change
- * little (the host's /usr has the programs; `lint` binds PMD's jars); under Docker each is its own image.
+ * little (the host's /usr has the programs; `lint` binds PMD's jars and sees pylint's libraries); under
+ * Docker each is its own image.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
+import { runHostCommand } from "./host-command.js";
+import { interpreterSiteDirs, libraryView } from "./runtime-libraries.js";
 
 /** The name of a runtime in `sandbox/runtimes.json` (checked with {@link isRuntimeName}). */
 export type RuntimeName = string;
@@ -184,13 +191,15 @@ const FIND_SPECS =
   "import importlib.util, json, sys\nprint(json.dumps([m for m in json.loads(sys.argv[1]) if importlib.util.find_spec(m) is None]))";
 
 /**
- * The required modules of `runtime` that the interpreter at `pythonPath` does not find, its programs the
- * host does not have ({@link missingPrograms}) and its data packages that are not installed (`npm
- * package X`); empty: installed.
- * Asked of that interpreter on the host, run as the sandbox runs it (`-s`, an empty environment): the
- * sandbox binds /usr and the interpreter's own prefix read-only, so it finds what the host finds there.
- * `find_spec` locates a top-level module without importing it (a few milliseconds for all of them); that
- * the modules also import is what `minedit setup` and the fork servers' preloading check.
+ * The required modules of `runtime` that a sandbox of it does not find, its programs the host does not
+ * have ({@link missingPrograms}) and its data packages that are not installed (`npm package X`); empty:
+ * installed.
+ * A module is found when the interpreter at `pythonPath` finds it on the host, run as the sandbox runs it
+ * (`-s`, an empty environment), and it is one of the entries the sandbox binds back into the library
+ * directories (runtime-libraries.ts: those of the runtime's Debian packages and their dependencies; a
+ * module the host has from elsewhere stays hidden). `find_spec` locates a top-level module without
+ * importing it (a few milliseconds for all of them); that the modules also import is what `minedit
+ * setup` and the fork servers' preloading check.
  *
  * @throws MineditError `Unavailable` when the interpreter cannot be run.
  */
@@ -203,20 +212,10 @@ export async function missingModules(runtime: Runtime, pythonPath: string): Prom
       .map((bind) => `npm package ${bind.npm}`),
   ];
   if (modules.length === 0) return data;
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-    (resolve) => {
-      const child = spawn(pythonPath, ["-s", "-c", FIND_SPECS, JSON.stringify(modules)], { env: {} });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        out += chunk.toString("utf8");
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        err += chunk.toString("utf8");
-      });
-      child.once("error", (error) => resolve({ code: null, stdout: "", stderr: error.message }));
-      child.once("close", (status) => resolve({ code: status, stdout: out, stderr: err }));
-    },
+  const { code, stdout, stderr } = await runHostCommand(
+    pythonPath,
+    ["-s", "-c", FIND_SPECS, JSON.stringify(modules)],
+    {},
   );
   if (code !== 0) {
     throw new MineditError(
@@ -224,5 +223,14 @@ export async function missingModules(runtime: Runtime, pythonPath: string): Prom
       `cannot ask ${pythonPath} for the modules of runtime "${runtime.name}": ${stderr.trim() || `exit ${code}`}`,
     );
   }
-  return [...z.array(z.string()).parse(JSON.parse(stdout)), ...data];
+  const notFound = z.array(z.string()).parse(JSON.parse(stdout));
+  let outsideRuntime: string[];
+  try {
+    const view = await libraryView(debianPackages(runtime), await interpreterSiteDirs(pythonPath));
+    outsideRuntime = modules.filter((module) => !notFound.includes(module) && !view.modules.has(module));
+  } catch (error) {
+    // No dpkg: the sandbox cannot tell the runtime's libraries from the host's others.
+    outsideRuntime = [`its Debian packages' files (${(error as Error).message})`];
+  }
+  return [...notFound, ...outsideRuntime, ...data];
 }

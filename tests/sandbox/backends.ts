@@ -77,9 +77,10 @@ export async function createWarmDockerSandbox(
 }
 
 /**
- * [name, create, whether the default runtime sees the host's Python libraries]: bwrap binds the host's
- * /usr, where numpy, pandas and Jinja2 may be installed; the Docker stdlib image has the standard library
- * only (its bigcodebench image, sandbox/docker/build-image.sh, is not built for the tests).
+ * [name, create, whether the backend can run the bigcodebench runtime]: bwrap can where its Debian
+ * packages are installed (scripts/ensure-system.sh installs them); Docker only with a bigcodebench image
+ * (sandbox/docker/build-image.sh), which is not built for the tests. Either way the default runtime sees
+ * the standard library alone (runtime-libraries.ts).
  */
 export const BACKENDS: readonly (readonly [string, () => Promise<Sandbox>, boolean])[] = [
   ["fresh sandbox per run", () => createBwrapSandbox(), true],

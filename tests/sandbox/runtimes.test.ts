@@ -5,8 +5,12 @@
  * still give every run what a fresh interpreter has — one run's changes to a preloaded module's state
  * never reach the next; the address space the preload takes is not charged to the program; a runtime
  * that is not installed is refused by name, by the sandbox and by the task store (FAILED_PRECONDITION
- * for a rollout that names such a task).
+ * for a rollout that names such a task). A runtime sees its own libraries and no other, whatever the host
+ * has (runtime-libraries.ts): every module of bigcodebench imports, fresh and warm; the standard library's
+ * runtime imports no numpy and runs no pip, though the host has both; lint runs pylint and sees no numpy;
+ * and the Docker images that exist give the same answers.
  */
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,11 +28,17 @@ import {
   requiredModules,
   runtimeNamed,
 } from "../../src/sandbox/runtimes.js";
-import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionRequest } from "../../src/sandbox/sandbox.js";
+import {
+  DEFAULT_LIMITS,
+  type ExecutionLimits,
+  type ExecutionRequest,
+  type Sandbox,
+} from "../../src/sandbox/sandbox.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
 import { ExecutingRolloutScorer } from "../../src/scoring/rollout-scorer.js";
 import { TaskStore } from "../../src/scoring/task-store.js";
 import { MetricsPool } from "../../src/workers/metrics-pool.js";
+import { createWarmDockerSandbox, DOCKER_TESTS } from "./backends.js";
 
 const RUNTIME = "bigcodebench";
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 20_000 };
@@ -162,6 +172,130 @@ print(matplotlib.get_backend(), matplotlib.matplotlib_fname(), os.path.getsize('
     }
   });
 });
+
+/** Imports each module named in argv[1] (JSON), in one interpreter; prints those that failed, and why. */
+const IMPORT_EACH = `import importlib, json, sys
+failed = {}
+for name in json.loads(sys.argv[1]):
+    try:
+        importlib.import_module(name)
+    except BaseException as e:
+        failed[name] = f"{type(e).__name__}: {e}"
+print(json.dumps(failed))`;
+
+/** The modules of `modules` that do not import in `runtime` on `sandbox` (name → the exception). */
+async function notImporting(sandbox: Sandbox, modules: readonly string[], runtime?: string) {
+  const r = await sandbox.run({
+    ...request(IMPORT_EACH, runtime),
+    argv: ["python3", "-s", "-c", IMPORT_EACH, JSON.stringify(modules)],
+    // Every library of bigcodebench in one interpreter: more than a task's run takes.
+    limits: { ...limits, wallTimeMs: 240_000, cpuTimeMs: 200_000, memoryBytes: 4 * 2 ** 30 },
+  });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, string>;
+}
+
+/** The host's Debian interpreter has them (scripts/ensure-system.sh installs both): hiding them means something. */
+const HOST_ONLY = ["numpy", "pip", "grpc"];
+
+describe("a runtime sees its own libraries and no other, whatever the host has", () => {
+  test("the host's interpreter has numpy, pip and grpc (else the tests below would prove nothing)", () => {
+    const host = spawnSync("/usr/bin/python3", ["-s", "-c", `import ${HOST_ONLY.join(", ")}`], {
+      encoding: "utf8",
+    });
+    expect(host.status, host.stderr).toBe(0);
+  });
+
+  test("stdlib, fresh and warm: `import numpy` is ModuleNotFoundError, `python3 -m pip` fails, the library directories are empty", async () => {
+    const listing = `import json, site, os
+print(json.dumps({d: sorted(os.listdir(d)) for d in site.getsitepackages() if os.path.isdir(d)}))`;
+    for (const sandbox of [fresh, warm]) {
+      const numpy = await sandbox.run(request("import numpy"));
+      expect(numpy.exitCode).toBe(1);
+      expect(numpy.stderr).toContain("ModuleNotFoundError: No module named 'numpy'");
+      const pip = await sandbox.run({ ...request(""), argv: ["python3", "-m", "pip", "--version"] });
+      expect(pip.exitCode).not.toBe(0);
+      expect(pip.stderr).toContain("No module named pip");
+      expect(await notImporting(sandbox, HOST_ONLY)).toEqual({
+        numpy: "ModuleNotFoundError: No module named 'numpy'",
+        pip: "ModuleNotFoundError: No module named 'pip'",
+        grpc: "ModuleNotFoundError: No module named 'grpc'",
+      });
+      const dirs = JSON.parse(await stdout(sandbox, listing));
+      expect(Object.keys(dirs)).toContain("/usr/lib/python3/dist-packages");
+      for (const entries of Object.values(dirs)) expect(entries).toEqual([]);
+    }
+  });
+
+  test("bigcodebench, fresh and warm: every module of the runtime imports; what its packages do not bring does not", async () => {
+    const modules = requiredModules(runtimeNamed(RUNTIME));
+    expect(modules).toEqual(expect.arrayContaining(["pandas", "wordcloud", "gensim", "xlrd", "Cryptodome"]));
+    for (const sandbox of [fresh, warm]) {
+      expect(await notImporting(sandbox, modules, RUNTIME)).toEqual({});
+      // pip and grpcio are on the host, in no package of the runtime's Depends closure.
+      expect(Object.keys(await notImporting(sandbox, ["pip", "grpc"], RUNTIME))).toEqual(["pip", "grpc"]);
+    }
+  }, 600_000);
+
+  test("lint: pylint runs, and none of bigcodebench's libraries is there", async () => {
+    const lint = await fresh.run({
+      ...request("", "lint"),
+      argv: ["python3", "-m", "pylint", "--version"],
+    });
+    expect(lint.exitCode, lint.stderr).toBe(0);
+    expect(lint.stdout).toMatch(/^pylint 2\.16\./);
+    expect(Object.keys(await notImporting(fresh, ["pylint", "astroid", "numpy", "pandas"], "lint"))).toEqual([
+      "numpy",
+      "pandas",
+    ]);
+  });
+});
+
+/** The runtimes whose Docker image this machine has (minedit-sandbox:NAME); bigcodebench's is not built for tests. */
+const dockerImages = (names: readonly string[]) =>
+  names.filter((name) => {
+    const found =
+      DOCKER_TESTS &&
+      spawnSync("docker", ["image", "inspect", `minedit-sandbox:${name}`], { stdio: "ignore" }).status === 0;
+    if (DOCKER_TESTS && !found) {
+      console.warn(
+        `no minedit-sandbox:${name} image: its Docker import test is left out (sandbox/docker/build-image.sh ${name})`,
+      );
+    }
+    return found;
+  });
+
+describe.skipIf(!DOCKER_TESTS)(
+  "the same on Docker, warm interpreters, for the images this machine has",
+  () => {
+    const images = dockerImages(["stdlib", "lint", RUNTIME]);
+
+    test("stdlib: no numpy, no pip, no grpc", async () => {
+      const docker = await createWarmDockerSandbox(1);
+      try {
+        expect(Object.keys(await notImporting(docker, HOST_ONLY))).toEqual(HOST_ONLY);
+      } finally {
+        await docker.close();
+      }
+    }, 600_000);
+
+    test.each(images.filter((name) => name !== "stdlib"))(
+      "%s: every module of the runtime imports, and numpy only where the runtime has it",
+      async (name) => {
+        const docker = await createWarmDockerSandbox(1, [name]);
+        try {
+          const modules = requiredModules(runtimeNamed(name));
+          expect(await notImporting(docker, modules, name)).toEqual({});
+          const numpy = await notImporting(docker, ["numpy", "pip"], name);
+          expect(Object.keys(numpy)).toEqual(modules.includes("numpy") ? ["pip"] : ["numpy", "pip"]);
+        } finally {
+          await docker.close();
+        }
+      },
+      900_000,
+    );
+  },
+);
 
 describe("warm interpreters of a runtime", () => {
   test("a run has the interpreter state of a fresh one in the runtime (differential against the plain backend)", async () => {

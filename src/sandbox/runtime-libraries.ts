@@ -1,0 +1,331 @@
+/**
+ * Which of the host's Python libraries a runtime's bwrap sandbox sees: exactly its own. The sandbox binds
+ * the host's /usr, and with it every directory of installed libraries (/usr/lib/python3/dist-packages,
+ * /usr/local/lib/python3.X/dist-packages, …): without this, the `stdlib` runtime would import numpy or run
+ * `pip` wherever the host has them, while Docker's stdlib image (sandbox/docker/build-image.sh) has
+ * neither, and a verdict would depend on what else the host has installed.
+ *
+ * So every library directory of the interpreter ({@link interpreterSiteDirs}) gets an empty read-only
+ * tmpfs, and a runtime's own entries are bound back into it, read-only: those of its Debian packages and
+ * of their `Depends`/`Pre-Depends` closure, as dpkg records them — the set `apt-get install
+ * --no-install-recommends` puts in the runtime's Docker image. The `stdlib` runtime names no package and
+ * sees none. An entry that packages outside the closure share (a namespace directory such as `google`)
+ * is made a directory of its own, with the closure's part of it bound inside; `__pycache__` directories,
+ * which no package owns (Debian compiles them at install), are bound with their directory: a cached
+ * module without its source is never imported.
+ *
+ * Each bind is a mount bwrap makes at every sandbox start, and bwrap re-reads the mount table for each,
+ * so the cost grows with the entries (docs/sandbox.md has the measurements): entries are bound whole, not
+ * file by file. The view is computed from dpkg once per runtime and dpkg state ({@link libraryView}).
+ */
+import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { runHostCommand, SYSTEM_ENV } from "./host-command.js";
+
+/** One installed package, as its dependency closure needs it. */
+export type InstalledPackage = {
+  /** `Pre-Depends` and `Depends`: groups of alternatives (`a | b`), package names without versions. */
+  depends: string[][];
+  /** The virtual packages it provides. */
+  provides: string[];
+};
+
+/** The `dpkg-query -W` format {@link parseInstalledPackages} reads. */
+export const PACKAGES_FORMAT =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format fields, not JavaScript's
+  "${Package}\\t${db:Status-Abbrev}\\t${Provides}\\t${Pre-Depends}\\t${Depends}\\n";
+
+/** `a (>= 1):any` → `a`. */
+function packageName(relation: string): string {
+  return (relation.trim().split(/[\s(]/, 1)[0] ?? "").split(":", 1)[0] ?? "";
+}
+
+/** The installed packages (status `ii`) of a `dpkg-query -W -f={@link PACKAGES_FORMAT}` listing. */
+export function parseInstalledPackages(listing: string): Map<string, InstalledPackage> {
+  const installed = new Map<string, InstalledPackage>();
+  for (const line of listing.split("\n")) {
+    const [name, status, provides = "", preDepends = "", depends = ""] = line.split("\t");
+    if (name === undefined || name === "" || status?.startsWith("ii") !== true) continue;
+    // A package installed for two architectures is listed twice: one entry with both lists.
+    const entry = installed.get(name) ?? { depends: [], provides: [] };
+    for (const field of [preDepends, depends]) {
+      for (const group of field.split(",")) {
+        const alternatives = group.split("|").map(packageName).filter(Boolean);
+        if (alternatives.length > 0) entry.depends.push(alternatives);
+      }
+    }
+    entry.provides.push(...provides.split(",").map(packageName).filter(Boolean));
+    installed.set(name, entry);
+  }
+  return installed;
+}
+
+/**
+ * The packages `roots` need, themselves included: each dependency group is satisfied by its first
+ * alternative that is installed, or failing that provided by an installed package (what apt picks for a
+ * new root filesystem, where none is installed yet). `missing`: roots that are not installed.
+ */
+export function dependencyClosure(
+  roots: readonly string[],
+  installed: ReadonlyMap<string, InstalledPackage>,
+): { packages: Set<string>; missing: string[] } {
+  const providers = new Map<string, string[]>();
+  for (const [name, { provides }] of installed) {
+    for (const virtual of provides) providers.set(virtual, [...(providers.get(virtual) ?? []), name]);
+  }
+  const satisfying = (alternatives: readonly string[]): string | undefined => {
+    for (const name of alternatives) if (installed.has(name)) return name;
+    for (const name of alternatives) {
+      const provider = providers.get(name)?.[0];
+      if (provider !== undefined) return provider;
+    }
+    return undefined;
+  };
+  const packages = new Set<string>();
+  const missing = roots.filter((root) => !installed.has(root));
+  const pending = roots.filter((root) => installed.has(root));
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (packages.has(name)) continue;
+    packages.add(name);
+    for (const group of installed.get(name)?.depends ?? []) {
+      const found = satisfying(group);
+      if (found !== undefined && !packages.has(found)) pending.push(found);
+    }
+  }
+  return { packages, missing };
+}
+
+/** The packages owning each path of a `dpkg-query -S PATH…` answer (`a, b:amd64: /path` lines). */
+export function parseOwners(answer: string): Map<string, string[]> {
+  const owners = new Map<string, string[]>();
+  for (const line of answer.split("\n")) {
+    // Diversions are reported on lines of their own ("diversion by X from: /path").
+    if (line.startsWith("diversion by ")) continue;
+    const at = line.indexOf(": /");
+    if (at <= 0) continue;
+    const names = line.slice(0, at).split(",").map(packageName).filter(Boolean);
+    owners.set(line.slice(at + 2), names);
+  }
+  return owners;
+}
+
+/** One thing bound back into a hidden library directory, parents before children. */
+export type LibraryEntry =
+  | { kind: "bind"; path: string }
+  | { kind: "symlink"; path: string; target: string }
+  /** A directory shared with packages outside the runtime: made empty, its runtime part bound inside. */
+  | { kind: "dir"; path: string };
+
+/** A directory's entry as {@link planDirectory} needs it: its name and, for a symlink, its target. */
+export type DirectoryChild = { name: string; symlinkTarget: string | null; directory: boolean };
+
+/**
+ * What of directory `dir` the runtime sees, given the packages owning each child (`owners`, by path;
+ * absent: owned by none) and the runtime's packages: children owned by its packages alone are bound (or
+ * re-made, for a symlink); children it shares with other packages are made directories and listed in
+ * `recurse`, to be planned the same way; an unowned `__pycache__` directory is bound when anything else
+ * is; everything else stays hidden.
+ */
+export function planDirectory(
+  dir: string,
+  children: readonly DirectoryChild[],
+  owners: ReadonlyMap<string, readonly string[]>,
+  packages: ReadonlySet<string>,
+): { entries: LibraryEntry[]; recurse: string[] } {
+  const entries: LibraryEntry[] = [];
+  const recurse: string[] = [];
+  let cache: LibraryEntry | null = null;
+  for (const child of [...children].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = join(dir, child.name);
+    const owning = owners.get(path) ?? [];
+    if (
+      owning.length === 0 &&
+      child.name === "__pycache__" &&
+      child.directory &&
+      child.symlinkTarget === null
+    ) {
+      cache = { kind: "bind", path };
+    } else if (owning.length > 0 && owning.every((name) => packages.has(name))) {
+      entries.push(
+        child.symlinkTarget === null
+          ? { kind: "bind", path }
+          : { kind: "symlink", path, target: child.symlinkTarget },
+      );
+    } else if (owning.some((name) => packages.has(name))) {
+      if (child.directory && child.symlinkTarget === null) {
+        entries.push({ kind: "dir", path });
+        recurse.push(path);
+      } else {
+        // A file two packages both ship (dpkg allows it only when identical): the runtime's copy.
+        entries.push({ kind: "bind", path });
+      }
+    }
+  }
+  // Only beside modules of the runtime's: alone it would give nothing but the cost of a mount.
+  if (cache !== null && entries.length > 0) entries.push(cache);
+  return { entries, recurse };
+}
+
+/** What a runtime's sandbox sees of the library directories. */
+export type LibraryView = {
+  /** The interpreter's library directories, each hidden under an empty read-only tmpfs. */
+  hidden: readonly string[];
+  /** What is bound back into them, parents before children. */
+  entries: readonly LibraryEntry[];
+  /** The top-level modules the runtime's entries give (`numpy`, `six`, `cv2`, …). */
+  modules: ReadonlySet<string>;
+  /** The runtime's packages dpkg does not have installed. */
+  missingPackages: readonly string[];
+};
+
+const MODULE_FILE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\.py|(?:\.[A-Za-z0-9_-]+)?\.so)$/;
+const PACKAGE_DIR = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The module a library directory's entry named `name` gives, or null (metadata, `.pth` files, …). */
+export function moduleOfEntry(name: string): string | null {
+  if (PACKAGE_DIR.test(name)) return name === "__pycache__" ? null : name;
+  return MODULE_FILE.exec(name)?.[1] ?? null;
+}
+
+/** The bwrap arguments that give a sandbox `view` (after /usr is bound, before `--remount-ro /`). */
+export function bwrapLibraryArgs(view: LibraryView): string[] {
+  const args: string[] = [];
+  for (const dir of view.hidden) args.push("--tmpfs", dir);
+  for (const entry of view.entries) {
+    if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
+    else if (entry.kind === "symlink") args.push("--symlink", entry.target, entry.path);
+    else args.push("--dir", entry.path);
+  }
+  // bwrap's --tmpfs is writable; read-only like the rest of /usr (the binds inside already are).
+  for (const dir of view.hidden) args.push("--remount-ro", dir);
+  return args;
+}
+
+const SITE_DIRS = "import json, site\nprint(json.dumps(site.getsitepackages()))";
+
+/**
+ * The library directories the interpreter at `pythonPath` puts on its path (`site.getsitepackages()`:
+ * Debian's /usr/local/lib/python3.X/dist-packages, /usr/lib/python3/dist-packages and
+ * /usr/lib/python3.X/dist-packages; another build's `PREFIX/lib/python3.X/site-packages`), those that
+ * exist as directories. Throws when the interpreter cannot be run.
+ */
+export async function interpreterSiteDirs(pythonPath: string): Promise<string[]> {
+  const { code, stdout, stderr } = await runHostCommand(pythonPath, ["-s", "-c", SITE_DIRS], {});
+  if (code !== 0) {
+    throw new Error(
+      `cannot ask ${pythonPath} for its library directories: ${stderr.trim() || `exit ${code}`}`,
+    );
+  }
+  const dirs: unknown = JSON.parse(stdout);
+  if (!Array.isArray(dirs)) throw new Error(`${pythonPath}: unexpected site.getsitepackages() ${stdout}`);
+  return [...new Set(dirs.filter((dir): dir is string => typeof dir === "string"))].filter((dir) => {
+    try {
+      return lstatSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The children of `dir` on the host; none when it cannot be read. */
+function childrenOf(dir: string): DirectoryChild[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const path = join(dir, name);
+    try {
+      const symlink = lstatSync(path).isSymbolicLink();
+      let directory = !symlink && lstatSync(path).isDirectory();
+      if (symlink) {
+        try {
+          directory = statSync(path).isDirectory();
+        } catch {
+          directory = false;
+        }
+      }
+      return [{ name, symlinkTarget: symlink ? readlinkSync(path) : null, directory }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The owners of `paths` (dpkg-query -S; a path no package owns is absent). */
+async function ownersOf(paths: readonly string[]): Promise<Map<string, string[]>> {
+  if (paths.length === 0) return new Map();
+  const answer = await runHostCommand("dpkg-query", ["-S", ...paths], SYSTEM_ENV);
+  // Exit 1: some path is owned by no package (`__pycache__`, something pip installed): left hidden.
+  if (answer.code !== 0 && answer.code !== 1) {
+    throw new Error(`dpkg-query -S failed (exit ${answer.code}): ${answer.stderr.trim().slice(0, 500)}`);
+  }
+  return parseOwners(answer.stdout);
+}
+
+/** The view of packages `roots` over `siteDirs` (see {@link libraryView}), computed from dpkg. */
+async function computeView(roots: readonly string[], siteDirs: readonly string[]): Promise<LibraryView> {
+  if (roots.length === 0) return { hidden: siteDirs, entries: [], modules: new Set(), missingPackages: [] };
+  const listing = await runHostCommand("dpkg-query", ["-W", `-f=${PACKAGES_FORMAT}`], SYSTEM_ENV);
+  if (listing.code !== 0) {
+    throw new Error(
+      `dpkg-query -W failed (${listing.stderr.trim() || `exit ${listing.code}`}): a runtime's libraries are ` +
+        "found from its Debian packages",
+    );
+  }
+  const { packages, missing } = dependencyClosure(roots, parseInstalledPackages(listing.stdout));
+  const entries: LibraryEntry[] = [];
+  const modules = new Set<string>();
+  let level = siteDirs.map((dir) => ({ dir, top: true }));
+  while (level.length > 0) {
+    const children = level.map(({ dir, top }) => ({ dir, top, children: childrenOf(dir) }));
+    const owners = await ownersOf(
+      children.flatMap(({ dir, children }) => children.map((c) => join(dir, c.name))),
+    );
+    const next: { dir: string; top: boolean }[] = [];
+    for (const { dir, top, children: found } of children) {
+      const plan = planDirectory(dir, found, owners, packages);
+      entries.push(...plan.entries);
+      if (top) {
+        for (const entry of plan.entries) {
+          const module = moduleOfEntry(entry.path.slice(dir.length + 1));
+          if (module !== null) modules.add(module);
+        }
+      }
+      next.push(...plan.recurse.map((path) => ({ dir: path, top: false })));
+    }
+    level = next;
+  }
+  return { hidden: siteDirs, entries, modules, missingPackages: missing };
+}
+
+/** dpkg's database: when it changes (a package installed or removed), views are computed again. */
+const DPKG_STATUS = "/var/lib/dpkg/status";
+const views = new Map<string, { stamp: number; view: Promise<LibraryView> }>();
+
+/**
+ * What a sandbox of Debian packages `roots` (a runtime's, runtimes.ts `debianPackages`) sees of the
+ * library directories `siteDirs` ({@link interpreterSiteDirs}): computed once per package set and dpkg
+ * state (a few hundred milliseconds of dpkg-query), then shared. Rejects on a host without dpkg-query
+ * when `roots` is not empty.
+ */
+export function libraryView(roots: readonly string[], siteDirs: readonly string[]): Promise<LibraryView> {
+  let stamp = 0;
+  try {
+    stamp = statSync(DPKG_STATUS).mtimeMs;
+  } catch {
+    // no dpkg database: computeView says so for a runtime with packages
+  }
+  const key = JSON.stringify([[...roots].sort(), siteDirs]);
+  const cached = views.get(key);
+  if (cached !== undefined && cached.stamp === stamp) return cached.view;
+  const view = computeView(roots, siteDirs);
+  views.set(key, { stamp, view });
+  // A failed computation is tried again next time.
+  view.catch(() => {
+    if (views.get(key)?.view === view) views.delete(key);
+  });
+  return view;
+}
