@@ -73,11 +73,18 @@ import {
 import { constants as osConstants } from "node:os";
 import { dirname, join, posix } from "node:path";
 import type { Duplex, Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { ErrorCode, MineditError } from "../errors.js";
 import { reachableSource } from "./reachable-source.js";
 import type { RunCgroup } from "./run-cgroup.js";
 import { RunDeadline } from "./run-deadline.js";
-import { bwrapLibraryArgs, interpreterSiteDirs, type LibraryView, libraryView } from "./runtime-libraries.js";
+import {
+  bwrapLibraryArgs,
+  interpreterLibraryDirs,
+  type LibraryDirs,
+  type LibraryView,
+  libraryView,
+} from "./runtime-libraries.js";
 import {
   DEFAULT_RUNTIME,
   dataBinds,
@@ -151,6 +158,8 @@ const ETC_PATHS = ["/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
  * directory present is bound read-only (the Java runner, src/runners/java.ts).
  */
 const JDK_ETC_DIR = /^java-\d+-openjdk$/;
+/** The package that covers a module of a package outside the request's runtime (runtime-libraries.ts). */
+const ABSENT_MODULE = fileURLToPath(new URL("../../sandbox/python/absent-module", import.meta.url));
 /** Where the configured interpreter appears inside. */
 export const SANDBOX_BIN = "/opt/minedit/bin";
 export const SCRATCH = "/tmp";
@@ -308,15 +317,12 @@ export class BwrapSandbox implements Sandbox {
     private readonly bounds: WholeRunBounds,
     /** The syscall filter's BPF program (syscall-filter.ts), loaded into every sandbox; null: none. */
     private readonly filter: Buffer | null,
-    /** The interpreter's library directories (runtime-libraries.ts), hidden but for a runtime's own. */
-    private readonly siteDirs: readonly string[],
+    /** Where the interpreter finds modules (runtime-libraries.ts): hidden but for a runtime's own. */
+    private readonly libraryDirs: LibraryDirs,
+    /** What the standard library's runtime sees of them: no library, and no package's part of the rest. */
+    standard: LibraryView,
   ) {
-    this.views.set(DEFAULT_RUNTIME, {
-      hidden: siteDirs,
-      entries: [],
-      modules: new Set(),
-      missingPackages: [],
-    });
+    this.views.set(DEFAULT_RUNTIME, standard);
   }
 
   /** What each runtime asked for so far sees of the library directories (the standard library's: none). */
@@ -462,9 +468,11 @@ export class BwrapSandbox implements Sandbox {
     for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
 
     const filter = options.syscallFilter === false ? null : (await syscallFilterFor(python)).bpf;
-    let siteDirs: string[];
+    let libraryDirs: LibraryDirs;
+    let standard: LibraryView;
     try {
-      siteDirs = await interpreterSiteDirs(python);
+      libraryDirs = await interpreterLibraryDirs(python);
+      standard = await libraryView([], libraryDirs);
     } catch (error) {
       throw unavailable((error as Error).message);
     }
@@ -476,7 +484,8 @@ export class BwrapSandbox implements Sandbox {
       dropsPrivileges,
       bounds,
       filter,
-      siteDirs,
+      libraryDirs,
+      standard,
     );
     const probe = await sandbox.run({
       files: {},
@@ -517,7 +526,14 @@ export class BwrapSandbox implements Sandbox {
         `bwrap sandbox: runtime "${runtime.name}" was not resolved (ask runtime() for it first)`,
       );
     }
-    const args = [...this.bounds.prefix(group, this.launcher), ...this.fixedArgs, ...bwrapLibraryArgs(view)];
+    const args = [
+      ...this.bounds.prefix(group, this.launcher),
+      ...this.fixedArgs,
+      ...bwrapLibraryArgs(view, {
+        package: this.reachable(ABSENT_MODULE),
+        module: this.reachable(join(ABSENT_MODULE, "__init__.py")),
+      }),
+    ];
     for (const path of runtime.etc) args.push("--ro-bind-try", path, path);
     for (const { source, target } of dataBinds(runtime))
       if (source !== null) args.push("--ro-bind", this.reachable(source), target);
@@ -593,7 +609,7 @@ export class BwrapSandbox implements Sandbox {
     }
     if (!this.views.has(name)) {
       // The view missingModules computed (libraryView shares it): nothing more is asked of dpkg.
-      this.views.set(name, await libraryView(debianPackages(runtime), this.siteDirs));
+      this.views.set(name, await libraryView(debianPackages(runtime), this.libraryDirs));
     }
     return runtime;
   }

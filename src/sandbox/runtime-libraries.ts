@@ -5,7 +5,7 @@
  * `pip` wherever the host has them, while Docker's stdlib image (sandbox/docker/build-image.sh) has
  * neither, and a verdict would depend on what else the host has installed.
  *
- * So every library directory of the interpreter ({@link interpreterSiteDirs}) gets an empty read-only
+ * So every library directory of the interpreter ({@link interpreterLibraryDirs}) gets an empty read-only
  * tmpfs, and a runtime's own entries are bound back into it, read-only: those of its Debian packages and
  * of their `Depends`/`Pre-Depends` closure, as dpkg records them — the set `apt-get install
  * --no-install-recommends` puts in the runtime's Docker image. The `stdlib` runtime names no package and
@@ -14,12 +14,21 @@
  * which no package owns (Debian compiles them at install), are bound with their directory: a cached
  * module without its source is never imported.
  *
+ * The standard library's directory has the same problem on a smaller scale: Debian ships tkinter, lib2to3,
+ * ensurepip, most of distutils and the test suite in packages of their own, which a runtime's Docker image
+ * has only when its packages depend on them. There the few entries of packages outside the runtime (and
+ * of the interpreter's own `python3`) are covered instead, since nearly all of the directory is the
+ * runtime's: a module by a package that raises ModuleNotFoundError as a missing one does
+ * (sandbox/python/absent-module), an extension module by an empty file; a directory mostly of other
+ * packages (the test suite) is hidden and the runtime's part bound back, as above.
+ *
  * Each bind is a mount bwrap makes at every sandbox start, and bwrap re-reads the mount table for each,
  * so the cost grows with the entries (docs/sandbox.md has the measurements): entries are bound whole, not
  * file by file. The view is computed from dpkg once per runtime and dpkg state ({@link libraryView}).
  */
 import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { runHostCommand, SYSTEM_ENV } from "./host-command.js";
 
 /** One installed package, as its dependency closure needs it. */
@@ -114,7 +123,13 @@ export type LibraryEntry =
   | { kind: "bind"; path: string }
   | { kind: "symlink"; path: string; target: string }
   /** A directory shared with packages outside the runtime: made empty, its runtime part bound inside. */
-  | { kind: "dir"; path: string };
+  | { kind: "dir"; path: string }
+  /**
+   * An entry of the standard library's directory from a package outside the runtime, covered: by a
+   * package whose import fails as a missing module's (`package` for a directory, `module` for a `.py`
+   * file), or by an empty file (`nothing`: an extension module, which then fails to load).
+   */
+  | { kind: "cover"; path: string; by: "package" | "module" | "nothing" };
 
 /** A directory's entry as {@link planDirectory} needs it: its name and, for a symlink, its target. */
 export type DirectoryChild = { name: string; symlinkTarget: string | null; directory: boolean };
@@ -166,9 +181,72 @@ export function planDirectory(
   return { entries, recurse };
 }
 
+/** Which packages own a child: the runtime's only (or none), outside packages only, or both. */
+function ownership(
+  path: string,
+  owners: ReadonlyMap<string, readonly string[]>,
+  packages: ReadonlySet<string>,
+): "runtime" | "outside" | "both" {
+  const owning = owners.get(path) ?? [];
+  const inside = owning.filter((name) => packages.has(name)).length;
+  return inside === owning.length ? "runtime" : inside === 0 ? "outside" : "both";
+}
+
+/**
+ * What of one of the interpreter's own directories (`dir`, the standard library's or one below it) a
+ * runtime of `packages` does not see: each child owned only by packages outside it is covered (a
+ * directory or `.py` file with a module's name by a package that fails to import, an extension module by
+ * an empty file; a name Python cannot import is left); children owned by both are listed in `shared`,
+ * to be planned on their own ({@link outsideMostly} says how); `skip`: children planned elsewhere (the
+ * library directories).
+ */
+export function planOwnDirectory(
+  dir: string,
+  children: readonly DirectoryChild[],
+  owners: ReadonlyMap<string, readonly string[]>,
+  packages: ReadonlySet<string>,
+  skip: ReadonlySet<string> = new Set(),
+): { entries: LibraryEntry[]; shared: string[] } {
+  const entries: LibraryEntry[] = [];
+  const shared: string[] = [];
+  for (const child of [...children].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = join(dir, child.name);
+    if (skip.has(path) || child.symlinkTarget !== null) continue;
+    const owned = ownership(path, owners, packages);
+    if (owned === "both" && child.directory) shared.push(path);
+    if (owned !== "outside") continue;
+    if (child.directory) {
+      if (PACKAGE_DIR.test(child.name)) entries.push({ kind: "cover", path, by: "package" });
+    } else if (child.name.endsWith(".py")) {
+      if (moduleOfEntry(child.name) !== null) entries.push({ kind: "cover", path, by: "module" });
+    } else if (moduleOfEntry(child.name) !== null) {
+      entries.push({ kind: "cover", path, by: "nothing" });
+    }
+  }
+  return { entries, shared };
+}
+
+/**
+ * Whether a directory shared by the runtime's packages and others is mostly the others' (the test suite
+ * beside the standard library's `test.support`): then it is hidden and the runtime's part bound back
+ * ({@link planDirectory}), which takes fewer mounts than covering the others' part ({@link planOwnDirectory}).
+ */
+export function outsideMostly(
+  dir: string,
+  children: readonly DirectoryChild[],
+  owners: ReadonlyMap<string, readonly string[]>,
+  packages: ReadonlySet<string>,
+): boolean {
+  const outside = children.filter((c) => ownership(join(dir, c.name), owners, packages) === "outside");
+  return outside.length > children.length - outside.length;
+}
+
 /** What a runtime's sandbox sees of the library directories. */
 export type LibraryView = {
-  /** The interpreter's library directories, each hidden under an empty read-only tmpfs. */
+  /**
+   * Each hidden under an empty read-only tmpfs: the interpreter's library directories, and directories of
+   * the standard library's that are mostly other packages'.
+   */
   hidden: readonly string[];
   /** What is bound back into them, parents before children. */
   entries: readonly LibraryEntry[];
@@ -187,44 +265,62 @@ export function moduleOfEntry(name: string): string | null {
   return MODULE_FILE.exec(name)?.[1] ?? null;
 }
 
-/** The bwrap arguments that give a sandbox `view` (after /usr is bound, before `--remount-ro /`). */
-export function bwrapLibraryArgs(view: LibraryView): string[] {
+/**
+ * The bwrap arguments that give a sandbox `view` (after /usr is bound, before `--remount-ro /`); `covers`:
+ * where the host keeps the package that fails to import (sandbox/python/absent-module) and its
+ * `__init__.py`, which cover a module of a package outside the runtime.
+ */
+export function bwrapLibraryArgs(view: LibraryView, covers: { package: string; module: string }): string[] {
   const args: string[] = [];
   for (const dir of view.hidden) args.push("--tmpfs", dir);
   for (const entry of view.entries) {
     if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
     else if (entry.kind === "symlink") args.push("--symlink", entry.target, entry.path);
-    else args.push("--dir", entry.path);
+    else if (entry.kind === "dir") args.push("--dir", entry.path);
+    else {
+      const source =
+        entry.by === "package" ? covers.package : entry.by === "module" ? covers.module : "/dev/null";
+      args.push("--ro-bind", source, entry.path);
+    }
   }
   // bwrap's --tmpfs is writable; read-only like the rest of /usr (the binds inside already are).
   for (const dir of view.hidden) args.push("--remount-ro", dir);
   return args;
 }
 
-const SITE_DIRS = "import json, site\nprint(json.dumps(site.getsitepackages()))";
+const LIBRARY_DIRS =
+  'import json, site, sysconfig\nprint(json.dumps({"site": site.getsitepackages(), "stdlib": sysconfig.get_paths()["stdlib"]}))';
+
+/** Where an interpreter finds modules: its library directories and its standard library's. */
+export type LibraryDirs = { site: readonly string[]; stdlib: string | null };
+
+const isDirectory = (dir: string) => {
+  try {
+    return lstatSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 /**
- * The library directories the interpreter at `pythonPath` puts on its path (`site.getsitepackages()`:
- * Debian's /usr/local/lib/python3.X/dist-packages, /usr/lib/python3/dist-packages and
- * /usr/lib/python3.X/dist-packages; another build's `PREFIX/lib/python3.X/site-packages`), those that
- * exist as directories. Throws when the interpreter cannot be run.
+ * The directories the interpreter at `pythonPath` finds modules in: its library directories
+ * (`site.getsitepackages()`: Debian's /usr/local/lib/python3.X/dist-packages, /usr/lib/python3/dist-packages
+ * and /usr/lib/python3.X/dist-packages; another build's `PREFIX/lib/python3.X/site-packages`) and its
+ * standard library's (/usr/lib/python3.X), those that exist as directories. Throws when the interpreter
+ * cannot be run.
  */
-export async function interpreterSiteDirs(pythonPath: string): Promise<string[]> {
-  const { code, stdout, stderr } = await runHostCommand(pythonPath, ["-s", "-c", SITE_DIRS], {});
+export async function interpreterLibraryDirs(pythonPath: string): Promise<LibraryDirs> {
+  const { code, stdout, stderr } = await runHostCommand(pythonPath, ["-s", "-c", LIBRARY_DIRS], {});
   if (code !== 0) {
     throw new Error(
       `cannot ask ${pythonPath} for its library directories: ${stderr.trim() || `exit ${code}`}`,
     );
   }
-  const dirs: unknown = JSON.parse(stdout);
-  if (!Array.isArray(dirs)) throw new Error(`${pythonPath}: unexpected site.getsitepackages() ${stdout}`);
-  return [...new Set(dirs.filter((dir): dir is string => typeof dir === "string"))].filter((dir) => {
-    try {
-      return lstatSync(dir).isDirectory();
-    } catch {
-      return false;
-    }
-  });
+  const found = z.object({ site: z.array(z.string()), stdlib: z.string() }).parse(JSON.parse(stdout));
+  return {
+    site: [...new Set(found.site)].filter(isDirectory),
+    stdlib: isDirectory(found.stdlib) ? found.stdlib : null,
+  };
 }
 
 /** The children of `dir` on the host; none when it cannot be read. */
@@ -265,28 +361,65 @@ async function ownersOf(paths: readonly string[]): Promise<Map<string, string[]>
   return parseOwners(answer.stdout);
 }
 
-/** The view of packages `roots` over `siteDirs` (see {@link libraryView}), computed from dpkg. */
-async function computeView(roots: readonly string[], siteDirs: readonly string[]): Promise<LibraryView> {
-  if (roots.length === 0) return { hidden: siteDirs, entries: [], modules: new Set(), missingPackages: [] };
+/** How a directory is planned: bound back into its tmpfs, covered entry by entry, or one of the two. */
+type Planning = {
+  dir: string;
+  how: "bind back" | "cover" | "either";
+  /** A library directory itself: its entries give the runtime's modules. */
+  top: boolean;
+  /** In the standard library's directory, which is judged with the interpreter's packages. */
+  own: boolean;
+};
+
+/** The view of packages `roots` over `dirs` (see {@link libraryView}), computed from dpkg. */
+async function computeView(roots: readonly string[], dirs: LibraryDirs): Promise<LibraryView> {
   const listing = await runHostCommand("dpkg-query", ["-W", `-f=${PACKAGES_FORMAT}`], SYSTEM_ENV);
   if (listing.code !== 0) {
+    // Without dpkg the standard library's runtime still sees no library; no other can be told apart.
+    if (roots.length === 0)
+      return { hidden: dirs.site, entries: [], modules: new Set(), missingPackages: [] };
     throw new Error(
       `dpkg-query -W failed (${listing.stderr.trim() || `exit ${listing.code}`}): a runtime's libraries are ` +
         "found from its Debian packages",
     );
   }
-  const { packages, missing } = dependencyClosure(roots, parseInstalledPackages(listing.stdout));
+  const installed = parseInstalledPackages(listing.stdout);
+  const { packages, missing } = dependencyClosure(roots, installed);
+  // The standard library's part is judged against Debian's interpreter package as well, which every
+  // runtime's image has (build-image.sh); another interpreter's standard library is no package's.
+  const withInterpreter = dependencyClosure(["python3", ...roots], installed).packages;
+  const hidden = [...dirs.site];
   const entries: LibraryEntry[] = [];
   const modules = new Set<string>();
-  let level = siteDirs.map((dir) => ({ dir, top: true }));
+  const site = new Set(dirs.site);
+  let level: Planning[] = [
+    // The standard library's runtime binds nothing back: its library directories need no listing.
+    ...(packages.size === 0 ? [] : dirs.site).map((dir) => ({
+      dir,
+      how: "bind back" as const,
+      top: true,
+      own: false,
+    })),
+    ...(dirs.stdlib !== null && installed.has("python3")
+      ? [{ dir: dirs.stdlib, how: "cover" as const, top: false, own: true }]
+      : []),
+  ];
   while (level.length > 0) {
-    const children = level.map(({ dir, top }) => ({ dir, top, children: childrenOf(dir) }));
+    const listed = level.map((planning) => ({ ...planning, children: childrenOf(planning.dir) }));
     const owners = await ownersOf(
-      children.flatMap(({ dir, children }) => children.map((c) => join(dir, c.name))),
+      listed.flatMap(({ dir, children }) => children.map((c) => join(dir, c.name))),
     );
-    const next: { dir: string; top: boolean }[] = [];
-    for (const { dir, top, children: found } of children) {
-      const plan = planDirectory(dir, found, owners, packages);
+    const next: Planning[] = [];
+    for (const { dir, how, top, own, children } of listed) {
+      const ours = own ? withInterpreter : packages;
+      if (how === "cover" || (how === "either" && !outsideMostly(dir, children, owners, ours))) {
+        const plan = planOwnDirectory(dir, children, owners, ours, site);
+        entries.push(...plan.entries);
+        next.push(...plan.shared.map((path) => ({ dir: path, how: "either" as const, top: false, own })));
+        continue;
+      }
+      if (how === "either") hidden.push(dir);
+      const plan = planDirectory(dir, children, owners, ours);
       entries.push(...plan.entries);
       if (top) {
         for (const entry of plan.entries) {
@@ -294,11 +427,11 @@ async function computeView(roots: readonly string[], siteDirs: readonly string[]
           if (module !== null) modules.add(module);
         }
       }
-      next.push(...plan.recurse.map((path) => ({ dir: path, top: false })));
+      next.push(...plan.recurse.map((path) => ({ dir: path, how: "bind back" as const, top: false, own })));
     }
     level = next;
   }
-  return { hidden: siteDirs, entries, modules, missingPackages: missing };
+  return { hidden, entries, modules, missingPackages: missing };
 }
 
 /** dpkg's database: when it changes (a package installed or removed), views are computed again. */
@@ -307,21 +440,21 @@ const views = new Map<string, { stamp: number; view: Promise<LibraryView> }>();
 
 /**
  * What a sandbox of Debian packages `roots` (a runtime's, runtimes.ts `debianPackages`) sees of the
- * library directories `siteDirs` ({@link interpreterSiteDirs}): computed once per package set and dpkg
- * state (a few hundred milliseconds of dpkg-query), then shared. Rejects on a host without dpkg-query
- * when `roots` is not empty.
+ * directories `dirs` ({@link interpreterLibraryDirs}): computed once per package set and dpkg state (a
+ * few hundred milliseconds of dpkg-query), then shared. Rejects on a host without dpkg-query when `roots`
+ * is not empty.
  */
-export function libraryView(roots: readonly string[], siteDirs: readonly string[]): Promise<LibraryView> {
+export function libraryView(roots: readonly string[], dirs: LibraryDirs): Promise<LibraryView> {
   let stamp = 0;
   try {
     stamp = statSync(DPKG_STATUS).mtimeMs;
   } catch {
     // no dpkg database: computeView says so for a runtime with packages
   }
-  const key = JSON.stringify([[...roots].sort(), siteDirs]);
+  const key = JSON.stringify([[...roots].sort(), dirs]);
   const cached = views.get(key);
   if (cached !== undefined && cached.stamp === stamp) return cached.view;
-  const view = computeView(roots, siteDirs);
+  const view = computeView(roots, dirs);
   views.set(key, { stamp, view });
   // A failed computation is tried again next time.
   view.catch(() => {

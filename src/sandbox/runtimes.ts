@@ -39,7 +39,7 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
 import { runHostCommand } from "./host-command.js";
-import { interpreterSiteDirs, libraryView } from "./runtime-libraries.js";
+import { interpreterLibraryDirs, libraryView } from "./runtime-libraries.js";
 
 /** The name of a runtime in `sandbox/runtimes.json` (checked with {@link isRuntimeName}). */
 export type RuntimeName = string;
@@ -226,7 +226,7 @@ export async function missingModules(runtime: Runtime, pythonPath: string): Prom
   const notFound = z.array(z.string()).parse(JSON.parse(stdout));
   let outsideRuntime: string[];
   try {
-    const view = await libraryView(debianPackages(runtime), await interpreterSiteDirs(pythonPath));
+    const view = await libraryView(debianPackages(runtime), await interpreterLibraryDirs(pythonPath));
     outsideRuntime = modules.filter((module) => !notFound.includes(module) && !view.modules.has(module));
   } catch (error) {
     // No dpkg: the sandbox cannot tell the runtime's libraries from the host's others.

@@ -7,7 +7,8 @@
  * that is not installed is refused by name, by the sandbox and by the task store (FAILED_PRECONDITION
  * for a rollout that names such a task). A runtime sees its own libraries and no other, whatever the host
  * has (runtime-libraries.ts): every module of bigcodebench imports, fresh and warm; the standard library's
- * runtime imports no numpy and runs no pip, though the host has both; lint runs pylint and sees no numpy;
+ * runtime imports no numpy and runs no pip, though the host has both, nor tkinter or lib2to3, which Debian
+ * ships apart from the standard library; lint runs pylint and sees no numpy;
  * and the Docker images that exist give the same answers.
  */
 import { spawnSync } from "node:child_process";
@@ -197,6 +198,15 @@ async function notImporting(sandbox: Sandbox, modules: readonly string[], runtim
 
 /** The host's Debian interpreter has them (scripts/ensure-system.sh installs both): hiding them means something. */
 const HOST_ONLY = ["numpy", "pip", "grpc"];
+/**
+ * Parts of the standard library Debian ships in packages of their own (python3-tk, python3-lib2to3,
+ * python3.11-venv, python3-distutils), which Docker's stdlib image has none of: the sandbox's stdlib
+ * runtime must not have them either where the host does.
+ */
+const SPLIT_OFF = ["tkinter", "turtle", "lib2to3", "ensurepip", "distutils.core"];
+const splitOffOnHost = SPLIT_OFF.filter(
+  (name) => spawnSync("/usr/bin/python3", ["-s", "-c", `import ${name}`], { stdio: "ignore" }).status === 0,
+);
 
 describe("a runtime sees its own libraries and no other, whatever the host has", () => {
   test("the host's interpreter has numpy, pip and grpc (else the tests below would prove nothing)", () => {
@@ -224,6 +234,17 @@ print(json.dumps({d: sorted(os.listdir(d)) for d in site.getsitepackages() if os
       const dirs = JSON.parse(await stdout(sandbox, listing));
       expect(Object.keys(dirs)).toContain("/usr/lib/python3/dist-packages");
       for (const entries of Object.values(dirs)) expect(entries).toEqual([]);
+    }
+  });
+
+  test("stdlib, fresh and warm: the standard library's parts Debian ships apart (tkinter, lib2to3, …) do not import", async () => {
+    if (splitOffOnHost.length === 0)
+      console.warn(`the host has none of ${SPLIT_OFF.join(", ")}: nothing to hide`);
+    for (const sandbox of [fresh, warm]) {
+      const failed = await notImporting(sandbox, [...splitOffOnHost, "json", "distutils.version"]);
+      expect(Object.keys(failed)).toEqual(splitOffOnHost);
+      for (const reason of Object.values(failed))
+        expect(reason).toMatch(/^ModuleNotFoundError: No module named/);
     }
   });
 
@@ -270,10 +291,13 @@ describe.skipIf(!DOCKER_TESTS)(
   () => {
     const images = dockerImages(["stdlib", "lint", RUNTIME]);
 
-    test("stdlib: no numpy, no pip, no grpc", async () => {
+    test("stdlib: no numpy, no pip, no grpc, none of the standard library's parts Debian ships apart", async () => {
       const docker = await createWarmDockerSandbox(1);
       try {
-        expect(Object.keys(await notImporting(docker, HOST_ONLY))).toEqual(HOST_ONLY);
+        const absent = [...HOST_ONLY, ...SPLIT_OFF];
+        expect(Object.keys(await notImporting(docker, [...absent, "json", "distutils.version"]))).toEqual(
+          absent,
+        );
       } finally {
         await docker.close();
       }

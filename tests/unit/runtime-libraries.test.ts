@@ -2,8 +2,9 @@
  * What a runtime's bwrap sandbox sees of the library directories (src/sandbox/runtime-libraries.ts), from
  * dpkg's answers: the installed packages and their dependencies (`dpkg-query -W`, the formats dpkg writes:
  * versions, architecture qualifiers, alternatives, virtual packages), the owners of paths (`dpkg-query
- * -S`), and the plan of each directory — bound whole, shared with other packages, hidden. The sandbox
- * itself is tested in tests/sandbox/runtimes.test.ts.
+ * -S`), and the plan of each directory — bound whole, shared with other packages, hidden — and of the
+ * standard library's, where other packages' entries are covered. The sandbox itself is tested in
+ * tests/sandbox/runtimes.test.ts.
  */
 import { describe, expect, test } from "vitest";
 import {
@@ -11,9 +12,11 @@ import {
   type DirectoryChild,
   dependencyClosure,
   moduleOfEntry,
+  outsideMostly,
   parseInstalledPackages,
   parseOwners,
   planDirectory,
+  planOwnDirectory,
 } from "../../src/sandbox/runtime-libraries.js";
 
 const listing = [
@@ -142,17 +145,23 @@ describe("a directory's plan", () => {
     expect(planDirectory(dir, children, owners, new Set(["pylint"]))).toEqual({ entries: [], recurse: [] });
   });
 
-  test("the arguments: each directory hidden under a tmpfs, the entries bound back, then read-only", () => {
-    const args = bwrapLibraryArgs({
-      hidden: [dir, "/usr/local/lib/python3.11/dist-packages"],
-      entries: [
-        { kind: "dir", path: at("google") },
-        { kind: "bind", path: at("google/protobuf") },
-        { kind: "symlink", path: at("linked"), target: "numpy" },
-      ],
-      modules: new Set(),
-      missingPackages: [],
-    });
+  test("the arguments: each directory hidden under a tmpfs, the entries bound back or covered, then read-only", () => {
+    const args = bwrapLibraryArgs(
+      {
+        hidden: [dir, "/usr/local/lib/python3.11/dist-packages"],
+        entries: [
+          { kind: "dir", path: at("google") },
+          { kind: "bind", path: at("google/protobuf") },
+          { kind: "symlink", path: at("linked"), target: "numpy" },
+          { kind: "cover", path: "/usr/lib/python3.11/tkinter", by: "package" },
+          { kind: "cover", path: "/usr/lib/python3.11/x.py", by: "module" },
+          { kind: "cover", path: "/usr/lib/python3.11/lib-dynload/_tkinter.so", by: "nothing" },
+        ],
+        modules: new Set(),
+        missingPackages: [],
+      },
+      { package: "/repo/absent", module: "/repo/absent/__init__.py" },
+    );
     expect(args).toEqual([
       "--tmpfs",
       dir,
@@ -166,11 +175,88 @@ describe("a directory's plan", () => {
       "--symlink",
       "numpy",
       at("linked"),
+      "--ro-bind",
+      "/repo/absent",
+      "/usr/lib/python3.11/tkinter",
+      "--ro-bind",
+      "/repo/absent/__init__.py",
+      "/usr/lib/python3.11/x.py",
+      "--ro-bind",
+      "/dev/null",
+      "/usr/lib/python3.11/lib-dynload/_tkinter.so",
       "--remount-ro",
       dir,
       "--remount-ro",
       "/usr/local/lib/python3.11/dist-packages",
     ]);
+  });
+});
+
+describe("the standard library's directory: what packages outside the runtime put there is covered", () => {
+  const dir = "/usr/lib/python3.11";
+  const child = (name: string, directory = true): DirectoryChild => ({
+    name,
+    directory,
+    symlinkTarget: null,
+  });
+  const stdlib = ["libpython3.11-stdlib", "libpython3.11-minimal"];
+  const owners = new Map<string, string[]>([
+    [`${dir}/json`, ["libpython3.11-stdlib"]],
+    [`${dir}/os.py`, ["libpython3.11-minimal"]],
+    [`${dir}/tkinter`, ["python3-tk"]],
+    [`${dir}/lib2to3`, ["python3-lib2to3"]],
+    [`${dir}/config-3.11-x86_64-linux-gnu`, ["libpython3.11-dev"]],
+    [`${dir}/distutils`, ["python3-distutils", "libpython3.11-stdlib"]],
+    [`${dir}/lib-dynload`, ["python3-tk", "libpython3.11-stdlib"]],
+    [`${dir}/dist-packages`, ["python3-numpy"]],
+    [`${dir}/idle_extra.py`, ["idle-python3.11"]],
+    [`${dir}/_tk_extra.cpython-311-x86_64-linux-gnu.so`, ["python3-tk"]],
+  ]);
+  const children = [
+    child("json"),
+    child("os.py", false),
+    child("tkinter"),
+    child("lib2to3"),
+    child("config-3.11-x86_64-linux-gnu"),
+    child("distutils"),
+    child("lib-dynload"),
+    child("dist-packages"),
+    child("idle_extra.py", false),
+    child("_tk_extra.cpython-311-x86_64-linux-gnu.so", false),
+    child("EXTERNALLY-MANAGED", false),
+    child("__pycache__"),
+  ];
+
+  test("covered: other packages' modules, packages and extensions; shared directories planned apart; the rest left", () => {
+    const plan = planOwnDirectory(dir, children, owners, new Set(stdlib), new Set([`${dir}/dist-packages`]));
+    expect(plan).toEqual({
+      entries: [
+        { kind: "cover", path: `${dir}/_tk_extra.cpython-311-x86_64-linux-gnu.so`, by: "nothing" },
+        { kind: "cover", path: `${dir}/idle_extra.py`, by: "module" },
+        { kind: "cover", path: `${dir}/lib2to3`, by: "package" },
+        { kind: "cover", path: `${dir}/tkinter`, by: "package" },
+      ],
+      shared: [`${dir}/distutils`, `${dir}/lib-dynload`],
+    });
+    // A runtime whose packages bring tkinter (as python3-tk would): nothing of it covered.
+    const withTk = planOwnDirectory(dir, children, owners, new Set([...stdlib, "python3-tk"]));
+    expect(withTk.entries.map((e) => e.path)).not.toContain(`${dir}/tkinter`);
+  });
+
+  test("a shared directory mostly of other packages' (distutils) is hidden and bound back; one mostly the runtime's is covered", () => {
+    const d = `${dir}/distutils`;
+    const distutils = ["__init__.py", "version.py", "core.py", "util.py", "spawn.py"].map((n) =>
+      child(n, false),
+    );
+    const distOwners = new Map<string, string[]>([
+      [`${d}/__init__.py`, ["libpython3.11-stdlib"]],
+      [`${d}/version.py`, ["libpython3.11-stdlib"]],
+      [`${d}/core.py`, ["python3-distutils"]],
+      [`${d}/util.py`, ["python3-distutils"]],
+      [`${d}/spawn.py`, ["python3-distutils"]],
+    ]);
+    expect(outsideMostly(d, distutils, distOwners, new Set(stdlib))).toBe(true);
+    expect(outsideMostly(d, distutils, distOwners, new Set([...stdlib, "python3-distutils"]))).toBe(false);
   });
 });
 
