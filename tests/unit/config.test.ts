@@ -76,6 +76,7 @@ describe("parseConfig defaults", () => {
       tasks: {
         files: [],
         gate: true,
+        inlineGoldCheck: true,
         gateCacheDir: "",
         calibration: {
           factor: 4,

@@ -105,10 +105,10 @@ describe("computeReward: the full reward with the paper's defaults", () => {
 });
 
 describe("computeReward: failures and infrastructure errors", () => {
-  const failing = VERDICTS.filter((v) => v !== "PASSED" && v !== "INFRA_ERROR");
+  const failing = VERDICTS.filter((v) => v !== "PASSED" && v !== "INFRA_ERROR" && v !== "INVALID_TASK");
 
-  it("lists the nine verdicts", () => {
-    expect(VERDICTS).toHaveLength(9);
+  it("lists the ten verdicts", () => {
+    expect(VERDICTS).toHaveLength(10);
     expect(failing).toEqual([
       "FAILED_TESTS",
       "UNPARSABLE",
@@ -131,16 +131,19 @@ describe("computeReward: failures and infrastructure errors", () => {
     expect(rewardOf("TIMEOUT", null, { ...DEFAULTS, failureReward: -1 })).toBe(-1);
   });
 
-  it("masks INFRA_ERROR with a null reward in every variant (not a failure)", () => {
-    for (const variant of ["full", "correctness_only", "edit_only", "edit_plus_cc"] as const) {
-      expect(computeReward("INFRA_ERROR", null, withVariant(variant))).toEqual({
-        reward: null,
-        components: null,
-      });
-    }
-    const c = components(0.2, 0.1);
-    expect(computeReward("INFRA_ERROR", c, DEFAULTS)).toEqual({ reward: null, components: c });
-  });
+  it.each(["INFRA_ERROR", "INVALID_TASK"] as const)(
+    "masks %s with a null reward in every variant (not a failure)",
+    (verdict) => {
+      for (const variant of ["full", "correctness_only", "edit_only", "edit_plus_cc"] as const) {
+        expect(computeReward(verdict, null, withVariant(variant))).toEqual({
+          reward: null,
+          components: null,
+        });
+      }
+      const c = components(0.2, 0.1);
+      expect(computeReward(verdict, c, DEFAULTS)).toEqual({ reward: null, components: c });
+    },
+  );
 
   it("rejects an unknown verdict from untyped callers", () => {
     let thrown: unknown;
