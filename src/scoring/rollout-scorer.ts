@@ -233,8 +233,11 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       pending -= 1;
       if (pending === 0) queue.close();
     };
-    /** The gold checks of this call's inline tasks, by {@link goldKey}. */
-    const goldChecks = new Map<string, Promise<GoldCheck>>();
+    /**
+     * The gold check of each of this call's inline tasks, by the task's resolved key: its content key is
+     * hashed once per task, not once per rollout (a group repeats the task).
+     */
+    const goldChecks = new Map<string, { known: GoldCheck | undefined; check: Promise<GoldCheck> }>();
     if (pending === 0) queue.close();
 
     // An inline task whose C or G is not Python is the caller's mistake: reject the call before any work.
@@ -321,36 +324,20 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       if (metric === undefined || !metric.ok) return; // checked above
       const score = metric.score;
       // An inline task's rollouts wait for its gold check; a gold known to fail runs nothing more.
-      const goldKey =
+      const checked =
         entry.inline === undefined || this.options.sandbox === null || this.options.inlineGoldCheck === false
-          ? null
-          : this.goldKey(task);
-      if (goldKey !== null && this.goldChecks.known(goldKey)?.kind === "invalid") {
-        const check = this.goldChecks.known(goldKey) as GoldCheck & { kind: "invalid" };
+          ? undefined
+          : (goldChecks.get(key) ?? this.startGoldCheck(task, signal, goldChecks, key));
+      if (checked?.known?.kind === "invalid") {
         finishRollout(
           invalidTask(
             { ...base, ...fromScore(score, score.verdict, null, config), cached: true, timings: timing(0) },
-            check.detail,
+            checked.known.detail,
           ),
         );
         return;
       }
-      let goldCheck = goldKey === null ? undefined : goldChecks.get(goldKey);
-      if (goldKey !== null && goldCheck === undefined) {
-        goldCheck = this.goldChecks.check(goldKey, () =>
-          this.runJob(
-            {
-              key: goldKey,
-              program: task.gold,
-              tests: task.tests,
-              limits: this.limitsOf(task),
-              expectedMs: 0,
-            },
-            signal,
-          ).then(({ outcome }) => outcome),
-        );
-        goldChecks.set(goldKey, goldCheck);
-      }
+      const goldCheck = checked?.check;
       const finish = (output: RolloutOutput) => {
         if (goldCheck === undefined) return finishRollout(output);
         goldCheck.then((check) =>
@@ -544,12 +531,28 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     }
   }
 
-  /** What decides an inline task's gold check: its gold, its tests and what runs them. */
-  private goldKey(task: StoredTask): string {
+  /**
+   * The gold check of an inline task (remembered, under way or started now), recorded in this call's
+   * `checks` under `key`. Its content key — gold, tests and what runs them — names the gold's run.
+   */
+  private startGoldCheck(
+    task: StoredTask,
+    signal: AbortSignal,
+    checks: Map<string, { known: GoldCheck | undefined; check: Promise<GoldCheck> }>,
+    key: string,
+  ): { known: GoldCheck | undefined; check: Promise<GoldCheck> } {
     const { taskId: _id, corrupted: _corrupted, ...runs } = task;
-    return createHash("sha256")
-      .update(JSON.stringify(["minedit-inline-gold/1", HARNESS_DIGEST, runs, this.limitsOf(task)]))
+    const limits = this.limitsOf(task);
+    const goldKey = createHash("sha256")
+      .update(JSON.stringify(["minedit-inline-gold/1", HARNESS_DIGEST, runs, limits]))
       .digest("hex");
+    const job: ExecutionJob = { key: goldKey, program: task.gold, tests: task.tests, limits, expectedMs: 0 };
+    const entry = {
+      known: this.goldChecks.known(goldKey),
+      check: this.goldChecks.check(goldKey, () => this.runJob(job, signal).then(({ outcome }) => outcome)),
+    };
+    checks.set(key, entry);
+    return entry;
   }
 
   /** A lint task whose original is not valid source is the caller's (or the task file's) mistake. */

@@ -69,10 +69,15 @@ async function sandboxRuns(): Promise<number> {
   return counter.values.reduce((sum, { value }) => sum + value, 0);
 }
 
+/** The whole service on 127.0.0.1:0 with the demo tasks and `sandbox` settings, and a client of it. */
+async function serviceWithClient(sandbox: Record<string, unknown>): Promise<[Service, Client]> {
+  const config = parseConfig({ server: { port: 0 }, pool: { threads: 1 }, sandbox });
+  const service = await startService(config, [DEFAULT_TASK_FILE], true, () => {});
+  return [service, new Client(`127.0.0.1:${service.server.port}`, credentials.createInsecure())];
+}
+
 beforeAll(async () => {
-  const config = parseConfig({ server: { port: 0 }, pool: { threads: 1 }, sandbox: { wallTimeMs: 20_000 } });
-  engine = await startService(config, [DEFAULT_TASK_FILE], true, () => {});
-  client = new Client(`127.0.0.1:${engine.server.port}`, credentials.createInsecure());
+  [engine, client] = await serviceWithClient({ wallTimeMs: 20_000 });
 }, 300_000);
 
 afterAll(async () => {
@@ -174,13 +179,7 @@ describe("a runtime this server cannot run", () => {
     writeFileSync(python, '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n');
     chmodSync(python, 0o755);
     chmodSync(dir, 0o755);
-    const config = parseConfig({
-      server: { port: 0 },
-      pool: { threads: 1 },
-      sandbox: { pythonPath: python, warmInterpreters: false },
-    });
-    bare = await startService(config, [DEFAULT_TASK_FILE], true, () => {});
-    bareClient = new Client(`127.0.0.1:${bare.server.port}`, credentials.createInsecure());
+    [bare, bareClient] = await serviceWithClient({ pythonPath: python, warmInterpreters: false });
   }, 300_000);
 
   afterAll(async () => {
