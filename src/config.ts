@@ -176,6 +176,13 @@ export const ServerConfigSchema = z.strictObject({
    *  `reward.failureReward` (−0.2), so a sandbox fault never earns more than a failure (a value above it
    *  would reward whatever makes the sandbox fail). */
   openrlhfInfraErrorReward: z.number().optional(),
+  /** Every `POST /get_reward` is answered within this many milliseconds of its arrival: OpenRLHF gives up
+   *  on a request after a fixed 180 s (aiohttp `total=180`), retries it 5 times 1 s apart ignoring
+   *  Retry-After, and then trains on a missing reward, which crashes later. So instead of refusing an
+   *  overloaded request (429) the endpoint waits for room until the budget runs out, and a sample not
+   *  scored by then is answered as an INFRA_ERROR (the `openrlhfInfraErrorReward`, `extra_logs.infra_error`
+   *  = 1). 0: no budget (an overloaded server answers 429 with Retry-After). */
+  openrlhfRequestBudgetMs: z.number().int().min(0).default(150_000),
   /** Close each client connection (HTTP/2 GOAWAY) after this many milliseconds, so that clients
    *  re-resolve and spread over the replicas of a scaled-out deployment (deploy/): calls in flight on it
    *  finish first. Absent (the default): connections live as long as the client keeps them. */

@@ -15,7 +15,8 @@ import type { Sample } from "./openrlhf-protocol.js";
 function inRequestTerms(error: MineditError, local: number): MineditError {
   const match = /^rollouts\[\d+\](.*)$/.exec(error.field ?? "");
   if (match === null || error.field === undefined) return error;
-  const field = match[1] === ".task_id" ? `labels[${local}]` : `query[${local}]`;
+  // `.task_id`, `.task` and `.task.*` (an inline task's runtime, say) came from the label.
+  const field = /^\.task(_id|\.|$)/.test(match[1] ?? "") ? `labels[${local}]` : `query[${local}]`;
   const hint =
     error.code === ErrorCode.NotFound
       ? " (the label must be a task id this server serves: the `label` column of `minedit export --format openrlhf`)"
@@ -166,8 +167,8 @@ export class Coalescer {
           inputs.push({
             id: String(inputs.length),
             completion: sample.completion,
-            task: { kind: "stored", taskId: sample.taskId },
-            groupId: sample.taskId,
+            task: sample.task,
+            groupId: sample.groupKey,
           });
         });
       }

@@ -10,7 +10,9 @@
  *   the chat template's end of turn, which the scorer strips: `reward.endOfTurnMarkers`); the response is
  *   found by {@link splitQuery}, which never refuses a sample (OpenRLHF may left-truncate the prompt);
  * - `labels[i]` is the minedit task id (a string or an integer), the dataset column named by
- *   `--data.label_key` / `--label_key`; OpenRLHF sends `""` without that flag, which is a 400 saying so.
+ *   `--data.label_key` / `--label_key` (OpenRLHF sends `""` without that flag, which is a 400 saying so),
+ *   or an inline task: an object, or a JSON object in a string, with a task file row's fields
+ *   (`corrupted`, `gold`, `tests`, `entry_point`, optional `runtime`).
  *
  * OpenRLHF ≥ 0.9.1 sends ONE sample per request, as each sample leaves vLLM — up to rollout batch size ×
  * samples per prompt requests at once; 0.9.0 sent the whole batch in one. Requests arriving within
@@ -34,6 +36,11 @@
  * failure, which would reward whatever makes the sandbox fail. Either way `extra_logs.infra_error` is 1,
  * and each scored batch with infrastructure errors is logged with the running count.
  *
+ * Every request is answered within `server.openrlhfRequestBudgetMs` (150 s) of its arrival, because
+ * OpenRLHF's fixed 180 s timeout and five blind retries end in a missing reward that crashes training: a
+ * full server (`server.maxQueuedRollouts`) is waited for instead of answering 429, and a sample not
+ * scored by the deadline is an INFRA_ERROR as above (logged, counted in `stats().overBudget`).
+ *
  * Errors are JSON `{"error": {"code", "message", "field"?}}`: 400 for a malformed request, an empty label
  * or an unknown task id (the field names the offending entry, e.g. `labels[3]`), 413 for a body over
  * `server.maxReceiveMessageBytes` or more samples than `server.maxBatchRollouts`, 401 without the
@@ -43,6 +50,10 @@
  * answer's body (it retries 5 times, then trains on a missing reward and fails later), so every 4xx is
  * also logged. Served over TLS when the gRPC server is.
  *
+ * The same port answers slime's built-in remote reward model at `POST /slime/reward` (one sample per
+ * request, `{prompt, response, label}` → a bare reward, or an object with `?format=object`;
+ * slime-protocol.ts), through the same coalescing window and budget (capped at 100 s: slime's 120 s).
+ *
  * The protocol (request checks, the prompt split, the answer) is openrlhf-protocol.ts; the window that
  * scores concurrent requests together is openrlhf-coalescer.ts; this file is the HTTP server around them.
  */
@@ -50,12 +61,14 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { RewardConfigSchema, type ServerConfig } from "../config.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import type { RolloutScorer } from "../scoring/rollout.js";
+import type { RolloutOutput, RolloutScorer } from "../scoring/rollout.js";
 import { Coalescer } from "./openrlhf-coalescer.js";
-import { invalid, parseRewardRequest, rewardResponse } from "./openrlhf-protocol.js";
+import { invalid, parseRewardRequest, rewardResponse, type Sample } from "./openrlhf-protocol.js";
 import { readPem } from "./server.js";
+import { parseSlimeRequest, SLIME_PATH, slimeBudgetMs, slimeResponse } from "./slime-protocol.js";
 
 export type OpenRlhfServerOptions = {
   /** The `server` section: host, `openrlhfPort` (required here), TLS, token, limits and coalescing. */
@@ -89,6 +102,12 @@ export type OpenRlhfStats = {
   clientErrors: number;
   /** Requests whose client hung up before their answer. */
   abandoned: number;
+  /** Samples answered as INFRA_ERROR because they were not scored within `server.openrlhfRequestBudgetMs`
+   *  (also counted in `infraErrors`). */
+  overBudget: number;
+  /** Times a request found the server full (`server.maxQueuedRollouts`) and waited inside its budget
+   *  instead of being refused. */
+  overloadWaits: number;
 };
 
 export type RunningHttpServer = {
@@ -167,6 +186,24 @@ function send(
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** What a sample not scored within the request budget is answered with: an INFRA_ERROR, as a sandbox
+ *  fault is (the reward of neither the program nor the task, so it must never be more than a failure). */
+function overBudget(samples: readonly Sample[], budgetMs: number): RolloutOutput[] {
+  return samples.map((sample, i) => ({
+    id: String(i),
+    groupId: sample.groupKey,
+    verdict: "INFRA_ERROR",
+    reward: null,
+    components: null,
+    testsPassed: 0,
+    testsTotal: 0,
+    timings: { queueMs: budgetMs, metricsMs: 0, executionMs: 0, totalMs: budgetMs },
+    cached: false,
+    detail: `not scored within the request budget (server.openrlhfRequestBudgetMs = ${budgetMs} ms)`,
+    rewardVersion: "",
+  }));
+}
+
 /**
  * Starts the endpoint on `config.host:config.openrlhfPort` and resolves once it listens.
  *
@@ -195,6 +232,8 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
     promptFallbacks: { truncated: 0, lastLine: 0, wholeQuery: 0 },
     clientErrors: 0,
     abandoned: 0,
+    overBudget: 0,
+    overloadWaits: 0,
   };
   const coalescer = new Coalescer(
     scorer,
@@ -237,6 +276,47 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
   );
   const inFlight = new Set<AbortController>();
   let shuttingDown = false;
+  const budgetMs = config.openrlhfRequestBudgetMs;
+
+  /**
+   * The outputs of a request's samples, answered by `deadline` (epoch ms) whatever happens: a server
+   * that is full (the admission's retry hint) is waited for rather than refused, since OpenRLHF ignores
+   * Retry-After and counts a 429 as one of its five tries; samples still unscored at the deadline are
+   * INFRA_ERRORs. Rejects only with the request's own abort (client gone, shutdown) or a real error.
+   */
+  const scoreWithinBudget = async (
+    samples: readonly Sample[],
+    signal: AbortSignal,
+    deadline: number,
+    requestBudgetMs: number,
+  ): Promise<RolloutOutput[]> => {
+    for (;;) {
+      const remaining = deadline - Date.now();
+      const budget = AbortSignal.timeout(Math.max(1, remaining));
+      try {
+        if (remaining <= 0) throw budget.reason;
+        return await coalescer.score(samples, AbortSignal.any([signal, budget]));
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        const retryMs = isMineditError(error) ? error.retryAfterMs : undefined;
+        if (!budget.aborted && remaining > 0 && retryMs === undefined) throw error;
+        if (retryMs !== undefined && Date.now() + retryMs < deadline) {
+          stats.overloadWaits += 1;
+          await sleep(retryMs, undefined, { signal }).catch(() => {});
+          continue;
+        }
+        stats.overBudget += samples.length;
+        stats.infraErrors += samples.length;
+        log(
+          `minedit openrlhf endpoint: ${plural(samples.length, "sample")} not scored within the request budget ` +
+            `(server.openrlhfRequestBudgetMs = ${requestBudgetMs} ms${retryMs === undefined ? "" : ", the server stayed full"}): ` +
+            `answered INFRA_ERROR (reward ${infraErrorReward}); size the server for the load (docs/trainers.md#openrlhf); ` +
+            `${stats.overBudget} since start`,
+        );
+        return overBudget(samples, requestBudgetMs);
+      }
+    }
+  };
 
   const sendError = (
     res: ServerResponse,
@@ -258,12 +338,18 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
   const closeIfShuttingDown = (): Record<string, string> => (shuttingDown ? { connection: "close" } : {});
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== OPENRLHF_PATH) {
-      sendError(res, 404, "not_found", `no such path ${url.pathname}: POST ${OPENRLHF_PATH}`);
+    const slime = url.pathname === SLIME_PATH;
+    if (url.pathname !== OPENRLHF_PATH && !slime) {
+      sendError(
+        res,
+        404,
+        "not_found",
+        `no such path ${url.pathname}: POST ${OPENRLHF_PATH} (OpenRLHF) or ${SLIME_PATH} (slime's remote_rm)`,
+      );
       return;
     }
     if (req.method !== "POST") {
-      sendError(res, 405, "method_not_allowed", `use POST ${OPENRLHF_PATH}`, undefined, { allow: "POST" });
+      sendError(res, 405, "method_not_allowed", `use POST ${url.pathname}`, undefined, { allow: "POST" });
       return;
     }
     stats.requests += 1;
@@ -280,6 +366,9 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
     }
     // The caller hanging up (OpenRLHF's 180 s request timeout) abandons this request; the scoring it
     // shares with other requests goes on for them.
+    // slime gives each attempt 120 s: its budget is capped below that, and it always has one.
+    const requestBudgetMs = slime ? slimeBudgetMs(budgetMs) : budgetMs;
+    const deadline = Date.now() + requestBudgetMs;
     const controller = new AbortController();
     inFlight.add(controller);
     let hungUp = false;
@@ -298,10 +387,21 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
       } catch (error) {
         throw invalid("(body)", `not JSON: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const samples = parseRewardRequest(body, config.maxBatchRollouts);
-      const outputs = await coalescer.score(samples, controller.signal);
+      const samples = slime ? [parseSlimeRequest(body)] : parseRewardRequest(body, config.maxBatchRollouts);
+      const outputs =
+        requestBudgetMs === 0
+          ? await coalescer.score(samples, controller.signal)
+          : await scoreWithinBudget(samples, controller.signal, deadline, requestBudgetMs);
       stats.samples += samples.length;
-      send(res, 200, rewardResponse(samples, outputs, infraErrorReward), closeIfShuttingDown());
+      const answer = slime
+        ? slimeResponse(
+            samples[0] as Sample,
+            outputs[0] as RolloutOutput,
+            infraErrorReward,
+            url.searchParams.get("format") === "object",
+          )
+        : rewardResponse(samples, outputs, infraErrorReward);
+      send(res, 200, answer, closeIfShuttingDown());
     } catch (error) {
       if (hungUp) {
         stats.abandoned += 1;

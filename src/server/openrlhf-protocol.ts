@@ -3,13 +3,17 @@
  * and each query split into its response ({@link splitQuery}), and the answer (`rewards`, `scores`,
  * `extra_logs`) built from the scorer's outputs ({@link rewardResponse}). openrlhf-http.ts serves it.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ErrorCode, MineditError } from "../errors.js";
-import type { RolloutOutput } from "../scoring/rollout.js";
+import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { parseTests, type TaskTests } from "../scoring/offline/rows.js";
+import type { RolloutOutput, RolloutTask } from "../scoring/rollout.js";
 
-const Label = z.union([z.string(), z.number().int()], {
-  error: "expected a task id (a string or an integer)",
+const Label = z.union([z.string(), z.number().int(), z.record(z.string(), z.unknown())], {
+  error: "expected a task id (a string or an integer) or an inline task (an object, or one as a JSON string)",
 });
+/** An inline task in a label: the programs here, `tests` / `entry_point` / `runtime` as in a task file. */
+const InlineLabel = z.object({ corrupted: z.string(), gold: z.string() }, { error: "expected an object" });
 const RequestSchema = z.object({
   query: z.array(z.string({ error: "expected a string" }), { error: "required: a list of strings" }),
   prompts: z.array(z.string({ error: "expected a string" }), { error: "required: a list of strings" }),
@@ -82,8 +86,11 @@ export function splitQuery(query: string, prompt: string): { completion: string;
   return { completion: query, split: "whole_query" };
 }
 
-/** One sample of a request: its response, its task id (the label) and how the response was found. */
-export type Sample = { completion: string; taskId: string; split: PromptSplit };
+/**
+ * One sample of a request: its response, its task (the label: a stored task id or an inline task), the
+ * key of its GRPO group (the task id, or a digest of the inline task) and how the response was found.
+ */
+export type Sample = { completion: string; task: RolloutTask; groupKey: string; split: PromptSplit };
 
 const EMPTY_LABEL =
   'empty task id: OpenRLHF sends "" when it is not told the label column; pass --data.label_key label ' +
@@ -113,11 +120,72 @@ export function parseRewardRequest(body: unknown, maxSamples: number): Sample[] 
       { field: "query" },
     );
   }
-  return query.map((text, i) => {
-    const label = labels[i] as string | number;
-    if (typeof label === "string" && label.trim() === "") throw invalid(`labels[${i}]`, EMPTY_LABEL);
-    return { ...splitQuery(text, prompts[i] as string), taskId: String(label) };
-  });
+  return query.map((text, i) => ({
+    ...splitQuery(text, prompts[i] as string),
+    ...parseLabel(labels[i], `labels[${i}]`),
+  }));
+}
+
+/**
+ * A label's task. A string is a task id unless it is a JSON object (a dataset column holding the inline
+ * task as text, as Parquet and `--data.label_key` carry it); an object is an inline task with the fields
+ * of a task file row (`corrupted`, `gold`, `tests`, `entry_point`, optional `runtime`: absent, the scorer
+ * picks it from what the task imports). Identical inline tasks share a group key, so the duplicate
+ * completions of their GRPO group run once.
+ */
+export function parseLabel(label: unknown, field: string): { task: RolloutTask; groupKey: string } {
+  if (typeof label === "number") return stored(String(label));
+  if (typeof label === "string") {
+    if (label.trim() === "") throw invalid(field, EMPTY_LABEL);
+    if (!label.trimStart().startsWith("{")) return stored(label);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(label);
+    } catch (error) {
+      throw invalid(
+        field,
+        `starts like an inline task but is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    return inlineTask(parsed, field);
+  }
+  return inlineTask(label, field);
+}
+
+function stored(taskId: string): { task: RolloutTask; groupKey: string } {
+  return { task: { kind: "stored", taskId }, groupKey: taskId };
+}
+
+function inlineTask(label: unknown, field: string): { task: RolloutTask; groupKey: string } {
+  const programs = InlineLabel.safeParse(label);
+  if (!programs.success) {
+    const issue = programs.error.issues[0];
+    const at = issue?.path.length ? `.${issue.path.join(".")}` : "";
+    throw invalid(
+      `${field}${at}`,
+      `inline task: ${issue?.message ?? "invalid"} (corrupted and gold are strings)`,
+    );
+  }
+  const row = label as Record<string, unknown>;
+  let tests: TaskTests | undefined;
+  try {
+    tests = parseTests(row);
+  } catch (error) {
+    if (!isMineditError(error)) throw error;
+    throw invalid(field, `inline task: ${error.rawMessage}`);
+  }
+  if (tests === undefined) throw invalid(field, "inline task: no tests (a `tests` field as in a task file)");
+  const { corrupted, gold } = programs.data;
+  const task: RolloutTask = {
+    kind: "inline",
+    corrupted,
+    gold,
+    tests: tests.tests,
+    entryPoint: tests.entryPoint,
+    ...(tests.runtime === undefined ? {} : { runtime: tests.runtime }),
+  };
+  const digest = createHash("sha256").update(JSON.stringify(task)).digest("hex").slice(0, 32);
+  return { task, groupKey: `inline:${digest}` };
 }
 
 /** The OpenRLHF answer for the scorer's outputs, in request order (see the module doc). */
@@ -129,7 +197,7 @@ export function rewardResponse(
   const scoredSum = new Map<string, { reward: number; passed: number; count: number }>();
   outputs.forEach((output, i) => {
     if (output.reward === null) return;
-    const key = (samples[i] as Sample).taskId;
+    const key = (samples[i] as Sample).groupKey;
     const sum = scoredSum.get(key) ?? { reward: 0, passed: 0, count: 0 };
     sum.reward += output.reward;
     sum.passed += output.verdict === "PASSED" ? 1 : 0;
@@ -144,7 +212,7 @@ export function rewardResponse(
       scores.push(output.verdict === "PASSED" ? 1 : 0);
       return;
     }
-    const sum = scoredSum.get((samples[i] as Sample).taskId);
+    const sum = scoredSum.get((samples[i] as Sample).groupKey);
     rewards.push(sum === undefined ? infraErrorReward : sum.reward / sum.count);
     scores.push(sum === undefined ? 0 : sum.passed / sum.count);
   });

@@ -17,8 +17,10 @@ import { parseConfig, type RewardOverride, type ServerConfig, ServerConfigSchema
 import { ErrorCode, isMineditError, MineditError } from "../../src/errors.js";
 import type { RolloutInput, RolloutOutput, RolloutScorer } from "../../src/scoring/rollout.js";
 import { type ScoringEngine, startScoringEngine } from "../../src/scoring/scoring-engine.js";
+import { Admission } from "../../src/server/admission.js";
 import { type RunningHttpServer, startOpenRlhfServer } from "../../src/server/openrlhf-http.js";
 import { splitQuery, suffixPrefixOverlap } from "../../src/server/openrlhf-protocol.js";
+import { slimeBudgetMs } from "../../src/server/slime-protocol.js";
 import {
   deferred,
   fakeOutput,
@@ -420,6 +422,187 @@ describe("coalescing concurrent requests (OpenRLHF >= 0.9.1 sends one sample per
     await gone;
     await vi.waitFor(() => expect(running?.stats().abandoned).toBe(1));
     expect(scorer.calls).toHaveLength(0);
+  });
+});
+
+describe("inline tasks in the label (a dataset column holding the task itself)", () => {
+  const task = {
+    corrupted: "def f(x):\n    return x + 1\n",
+    gold: "def f(x):\n    return x\n",
+    entry_point: "f",
+    tests: { style: "assert", code: "def check(candidate):\n    assert candidate(2) == 2\n" },
+  };
+
+  test("an object or a JSON string is an inline task; its runtime is kept when named, left to the scorer when not", async () => {
+    const scorer = new ReversingFakeScorer();
+    const url = await start(scorer, { openrlhfCoalesceMs: 10_000, openrlhfCoalesceMaxRollouts: 4 });
+    const responses = await Promise.all([
+      post(url, single("verdict:PASSED", task as never)),
+      post(url, single("verdict:PASSED", JSON.stringify(task))),
+      post(url, single("verdict:FAILED_TESTS", JSON.stringify({ ...task, runtime: "bigcodebench" }))),
+      post(url, single("verdict:PASSED", "a-stored-id")),
+    ]);
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const [call] = scorer.calls;
+    const tasks = call?.rollouts.map((r) => r.task);
+    expect(tasks?.[0]).toEqual({
+      kind: "inline",
+      corrupted: task.corrupted,
+      gold: task.gold,
+      entryPoint: "f",
+      tests: { style: "assert", code: task.tests.code, entryPoint: "f" },
+    });
+    expect(tasks?.[1]).toEqual(tasks?.[0]);
+    expect(tasks?.[2]).toMatchObject({ kind: "inline", corrupted: task.corrupted, runtime: "bigcodebench" });
+    expect(tasks?.[3]).toEqual({ kind: "stored", taskId: "a-stored-id" });
+    // The same inline task is one GRPO group (its duplicate completions run once); another runtime is not.
+    const groups = call?.rollouts.map((r) => r.groupId) ?? [];
+    expect(groups[0]).toBe(groups[1]);
+    expect(new Set(groups).size).toBe(3);
+  });
+
+  test("a malformed inline label is a 400 naming labels[i], before anything is scored", async () => {
+    const scorer = new ReversingFakeScorer();
+    const url = await start(scorer);
+    for (const [label, message] of [
+      ['{"corrupted": ', /labels\[0\]: starts like an inline task but is not JSON/],
+      [JSON.stringify({ gold: "x" }), /labels\[0\]\.corrupted: inline task: /],
+      [JSON.stringify({ corrupted: "x", gold: "y" }), /labels\[0\]: inline task: no tests/],
+      [JSON.stringify({ ...task, runtime: "nope" }), /labels\[0\]: inline task: .*unknown runtime "nope"/],
+    ] as const) {
+      const response = await post(url, single("verdict:PASSED", label));
+      expect(response.status, label).toBe(400);
+      expect((await answer(response)).error?.message).toMatch(message);
+    }
+    expect(scorer.calls).toHaveLength(0);
+  });
+});
+
+describe("slime's remote_rm on the same port (POST /slime/reward)", () => {
+  const slimeUrl = (url: string) => url.replace("/get_reward", "/slime/reward");
+  const sample = (response: string, label: unknown = "t") => ({ prompt: PROMPT, response, label });
+
+  test("one sample per request: a bare reward, or an object with ?format=object; coalesced with the others", async () => {
+    const scorer = new ReversingFakeScorer();
+    const url = slimeUrl(await start(scorer, { openrlhfCoalesceMs: 10_000, openrlhfCoalesceMaxRollouts: 3 }));
+    const [passed, failed, infra] = await Promise.all([
+      post(url, sample("verdict:PASSED")),
+      post(`${url}?format=object`, sample("verdict:FAILED_TESTS")),
+      post(`${url}?format=object`, sample("verdict:INFRA_ERROR")),
+    ]);
+    expect([passed.status, failed.status, infra.status]).toEqual([200, 200, 200]);
+    expect(passed.headers.get("content-type")).toBe("application/json");
+    expect(await passed.json()).toBe(0.1);
+    expect(await failed.json()).toEqual({
+      score: -0.2,
+      verdict: "FAILED_TESTS",
+      passed: 0,
+      infra_error: 0,
+      invalid_task: 0,
+    });
+    // No remove_sample over HTTP: the failure reward, never above a failed repair, and flagged.
+    expect(await infra.json()).toEqual({
+      score: -0.2,
+      verdict: "INFRA_ERROR",
+      passed: 0,
+      infra_error: 1,
+      invalid_task: 0,
+    });
+    // The response is the completion as it is (no prompt split); the three shared one scorer call.
+    expect(scorer.calls).toHaveLength(1);
+    expect(scorer.calls[0]?.rollouts.map((r) => r.completion).sort()).toEqual([
+      "verdict:FAILED_TESTS",
+      "verdict:INFRA_ERROR",
+      "verdict:PASSED",
+    ]);
+  });
+
+  test("a missing label (slime without --label-key sends null) is a 400 naming the flag; other paths are 404", async () => {
+    const scorer = new ReversingFakeScorer();
+    const base = await start(scorer);
+    for (const label of [null, ""]) {
+      const response = await post(slimeUrl(base), sample("verdict:PASSED", label));
+      expect(response.status).toBe(400);
+      expect((await answer(response)).error?.message).toMatch(/^label: no task: .*--label-key label/);
+    }
+    const noResponse = await post(slimeUrl(base), { prompt: PROMPT, label: "t" });
+    expect(noResponse.status).toBe(400);
+    expect((await answer(noResponse)).error?.field).toBe("response");
+    const elsewhere = await post(base.replace("/get_reward", "/reward"), sample("x"));
+    expect(elsewhere.status).toBe(404);
+    expect((await answer(elsewhere)).error?.message).toMatch(/\/get_reward \(OpenRLHF\) or \/slime\/reward/);
+    expect(scorer.calls).toHaveLength(0);
+  });
+
+  test("its budget is capped below slime's 120 s per attempt, even when the server's is longer or off", async () => {
+    expect([150_000, 0, 60_000].map(slimeBudgetMs)).toEqual([100_000, 100_000, 60_000]);
+    // ...and it is the budget the endpoint applies to a slime request.
+    const scorer = new SignalWaitingFakeScorer();
+    const url = slimeUrl(await start(scorer, { openrlhfRequestBudgetMs: 300 }));
+    const response = await post(url, sample("verdict:PASSED"));
+    expect(await response.json()).toBe(-0.2);
+    expect(running?.stats().overBudget).toBe(1);
+    expect(logs).toEqual([expect.stringMatching(/openrlhfRequestBudgetMs = 300 ms/)]);
+  });
+});
+
+describe("the request budget (OpenRLHF waits 180 s, then retries blindly and finally trains on None)", () => {
+  test("a sample not scored within server.openrlhfRequestBudgetMs is answered INFRA_ERROR in time, and logged", async () => {
+    const scorer = new SignalWaitingFakeScorer();
+    const url = await start(scorer, { openrlhfRequestBudgetMs: 300 });
+    const started = performance.now();
+    const response = await post(url, single("verdict:PASSED"));
+    const seconds = (performance.now() - started) / 1000;
+    expect(response.status).toBe(200);
+    const body = await answer(response);
+    expect(body.rewards).toEqual([-0.2]);
+    expect(body.extra_logs.infra_error).toEqual([1]);
+    expect(body.verdicts).toEqual(["INFRA_ERROR"]);
+    expect(seconds).toBeGreaterThanOrEqual(0.29);
+    // The budget stopped the scoring it gave up on.
+    await scorer.aborted.promise;
+    expect(running?.stats()).toMatchObject({ overBudget: 1, infraErrors: 1 });
+    expect(logs).toEqual([
+      expect.stringMatching(
+        /1 sample not scored within the request budget \(server.openrlhfRequestBudgetMs = 300 ms\): answered INFRA_ERROR \(reward -0.2\)/,
+      ),
+    ]);
+  });
+
+  test("a full server makes a request wait inside its budget instead of answering 429; without a budget it is 429", async () => {
+    for (const budget of [60_000, 0]) {
+      const inner = new CompletionGatedFakeScorer();
+      const admission = new Admission(inner, { maxQueuedRollouts: 1, retryAfterMs: 50 });
+      const url = await start(admission, { openrlhfRequestBudgetMs: budget, openrlhfCoalesceMs: 0 });
+      const first = post(url, single("verdict:PASSED#1"));
+      await inner.started.promise;
+      const second = post(url, single("verdict:FAILED_TESTS#2"));
+      await vi.waitFor(() => expect(admission.refused).toBeGreaterThanOrEqual(budget === 0 ? 1 : 2), {
+        timeout: 5_000,
+      });
+      inner.release("verdict:PASSED#1");
+      inner.release("verdict:FAILED_TESTS#2");
+      expect((await first).status).toBe(200);
+      const answerOfSecond = await second;
+      if (budget === 0) {
+        expect(answerOfSecond.status).toBe(429);
+        expect(answerOfSecond.headers.get("retry-after-ms")).toBe("50");
+      } else {
+        expect(answerOfSecond.status).toBe(200);
+        expect((await answer(answerOfSecond)).verdicts).toEqual(["PASSED"]);
+        expect(running?.stats().overloadWaits).toBeGreaterThanOrEqual(2);
+        expect(running?.stats().overBudget).toBe(0);
+      }
+      await running?.close();
+      running = undefined;
+      logs = [];
+    }
+  });
+
+  test("the default budget is below OpenRLHF's fixed 180 s request timeout", () => {
+    const budget = ServerConfigSchema.parse({}).openrlhfRequestBudgetMs;
+    expect(budget).toBeGreaterThan(0);
+    expect(budget).toBeLessThan(180_000);
   });
 });
 

@@ -1,7 +1,19 @@
 """Python client of the minedit reward service (``minedit serve``) and drop-in reward functions for
-trainers: :mod:`minedit_client.trl` (TRL ``GRPOTrainer``), :mod:`minedit_client.verl` (verl custom reward
-function) and :mod:`minedit_client.verifiers` (verifiers rubrics, PRIME-RL). OpenRLHF needs no Python: the
-server answers its remote reward protocol itself (``minedit serve --openrlhf-port``).
+trainers:
+
+- :mod:`minedit_client.trl` (TRL ``GRPOTrainer``)
+- :mod:`minedit_client.verl` (verl custom reward function)
+- :mod:`minedit_client.verifiers` (verifiers rubrics, PRIME-RL)
+- :mod:`minedit_client.slime` (slime custom / group reward)
+- :mod:`minedit_client.areal` (AReaL RLVR workflow / ``reward_fn``)
+- :mod:`minedit_client.nemo_rl` (NeMo-RL environment)
+- :mod:`minedit_client.roll` (ROLL reward worker)
+- :mod:`minedit_client.skyrl` (SkyRL environment)
+- :mod:`minedit_client.art` (OpenPipe ART rollout reward)
+- :mod:`minedit_client.rllm` (rLLM evaluator)
+
+OpenRLHF needs no Python: the server answers its remote reward protocol itself (``minedit serve
+--openrlhf-port``), and on the same port slime's built-in ``remote_rm`` at ``POST /slime/reward``.
 
 The wire contract is ``proto/minedit/v1/reward.proto``; the stubs in ``_gen/`` are generated from it by
 ``generate.sh``.

@@ -1,16 +1,35 @@
 """What the trainer adapters share: turning a trainer's completion (a string, or a list of chat messages)
-into the text the server scores, finding the task id of a sample, masking infrastructure errors for
-trainers that cannot take ``None``, and one cached client per process and event loop."""
+into the text the server scores, finding the task of a sample (a task id, or an inline task), telling a
+transient failure from a bad sample, filling in the rewards of unscored samples for trainers that cannot
+take ``None``, one cached client per process and event loop, and one coalescing scorer per process and
+settings."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import threading
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from concurrent.futures import Future
+from functools import partial
+from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple
+
+import grpc
 
 from .client import AsyncMineditClient, MineditClient, settings_from_env
-from .types import RolloutResult
+from .coalesce import CoalescingScorer, coalescing_settings_from_env
+from .types import MineditError, RolloutResult
+
+#: Failures that say nothing about the sample: the server was unreachable after the client's retries, or
+#: slow. The adapters count such a sample as INFRA_ERROR; any other failed call (an unknown task id, a bad
+#: token) is a dataset or setup error, and raised.
+TRANSIENT_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def transient(error: BaseException) -> bool:
+    """Whether a failed call failed transiently (:data:`TRANSIENT_CODES`)."""
+    return isinstance(error, MineditError) and error.code in TRANSIENT_CODES
 
 
 def _field(item: Any, name: str) -> Any:
@@ -60,44 +79,127 @@ def completion_text(completion: Any) -> str:
     raise TypeError(f"cannot read a completion of type {type(completion).__name__}")
 
 
-def task_id_of(primary: Any, secondary: Any, primary_name: str, secondary_name: str) -> str:
-    """The task id of a sample found in two places (e.g. verl's ``ground_truth`` and
-    ``extra_info["task_id"]``). Either may be missing; when both are given they must agree, since silently
-    preferring one would score against a task the dataset writer may not have meant."""
-    a = None if primary is None or primary == "" else str(primary)
-    b = None if secondary is None or secondary == "" else str(secondary)
-    if a is not None and b is not None and a != b:
-        raise ValueError(f"{primary_name} ({a!r}) and {secondary_name} ({b!r}) name different tasks")
-    if a is None and b is None:
-        raise ValueError(f"no task id: set {primary_name} or {secondary_name} to the minedit task id")
-    return a if a is not None else b  # type: ignore[return-value]
+def _given(value: Any) -> bool:
+    return value is not None and value != ""
+
+
+def task_id_of(*places: Tuple[str, Any]) -> str:
+    """The task id of a sample that may be given in several places, each a ``(name, value)`` pair (e.g.
+    verl's ``ground_truth`` and ``extra_info["task_id"]``). Any may be missing (None or ""); those given must
+    agree, since silently preferring one would score against a task the dataset writer may not have meant."""
+    given = [(name, str(value)) for name, value in places if _given(value)]
+    if not given:
+        names = [name for name, _ in places]
+        either = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        raise ValueError(f"no task id: set {either} to the minedit task id")
+    first_name, first = given[0]
+    for name, value in given[1:]:
+        if value != first:
+            raise ValueError(f"{first_name} ({first!r}) and {name} ({value!r}) name different tasks")
+    return first
+
+
+def one_task(
+    inline: Optional[Mapping[str, Any]], *places: Tuple[str, Any]
+) -> Tuple[Optional[str], Optional[Mapping[str, Any]]]:
+    """``(task_id, None)`` or ``(None, inline)`` for a sample that names its task inline (``inline``; None
+    when it has none) or by id in ``places`` (:func:`task_id_of`). Both at once is an error: which of the
+    two the dataset writer meant cannot be known."""
+    if inline is None:
+        return task_id_of(*places), None
+    named = [name for name, value in places if _given(value)]
+    if named:
+        raise ValueError(f"minedit: a sample names both a task id and an inline task; give one (the id is {named[0]})")
+    return None, inline
+
+
+def json_object(value: Any) -> Optional[Mapping[str, Any]]:
+    """``value`` as a mapping: a mapping itself, or a string holding a JSON object (a Parquet column holds
+    one type, and inline tasks' ``tests`` differ in shape between rows, so datasets often store an inline
+    task as JSON); None for anything else."""
+    if isinstance(value, Mapping):
+        return value
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        parsed = json.loads(value)
+        if isinstance(parsed, Mapping):
+            return parsed
+    return None
+
+
+def inline_task(value: Any, *, complete: bool = False) -> Optional[Mapping[str, Any]]:
+    """An inline task (:class:`~minedit_client.Task`'s fields) given as a mapping or as a JSON object string
+    (:func:`json_object`): one with a ``corrupted`` key or, with ``complete`` (the SkyRL and rLLM rows), a
+    copy of one whose ``corrupted``, ``gold`` and ``tests`` are all set. None for anything else: a task id,
+    ``{"task_id": ...}``."""
+    found = json_object(value)
+    if found is None:
+        return None
+    if complete:
+        return dict(found) if all(found.get(name) is not None for name in ("corrupted", "gold", "tests")) else None
+    return found if "corrupted" in found else None
+
+
+def task_or_id(value: Any) -> Tuple[Any, Optional[Mapping[str, Any]]]:
+    """``(task_id, inline_task)`` of a field that holds a task id, ``{"task_id": ...}`` or an inline task
+    (:func:`inline_task`), each object as a mapping or a JSON string; at most one of the two is set."""
+    found = json_object(value)
+    if found is None:
+        return value, None
+    inline = inline_task(found)
+    return (None, inline) if inline is not None else (found.get("task_id"), None)
+
+
+def task_group(task_id: Optional[str], inline: Optional[Mapping[str, Any]]) -> str:
+    """The group of a sample for a group mean: its task id, or ``inline:<hash>`` of its inline task's
+    content, which the samples of one GRPO prompt share."""
+    if inline is None:
+        return str(task_id)
+    digest = hashlib.sha256(json.dumps(inline, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return f"inline:{digest}"
+
+
+def group_means(values: Sequence[Optional[float]], groups: Sequence[Hashable], fallback: float) -> List[float]:
+    """Each value, and for a missing one (None: a masked sample, or one whose call failed) the mean of the
+    values of its group (e.g. the same task id, i.e. the same GRPO prompt) in this batch, so its
+    group-normalized advantage is zero and it teaches nothing -- the closest a number comes to masking. A
+    group with no value falls back to ``fallback``."""
+    sums: Dict[Hashable, Tuple[float, int]] = {}
+    for value, group in zip(values, groups):
+        if value is not None:
+            total, count = sums.get(group, (0.0, 0))
+            sums[group] = (total + value, count + 1)
+    filled = []
+    for value, group in zip(values, groups):
+        if value is not None:
+            filled.append(value)
+        else:
+            total, count = sums.get(group, (0.0, 0))
+            filled.append(total / count if count else fallback)
+    return filled
 
 
 def masked_rewards(
     results: Sequence[RolloutResult], groups: Sequence[str], fallback: float
 ) -> Tuple[List[float], List[bool]]:
-    """Rewards for trainers that need a number for every sample (verl, OpenRLHF).
+    """Rewards for trainers that need a number for every sample (verl, OpenRLHF): an INFRA_ERROR sample gets
+    its group's mean (:func:`group_means`). Returns the rewards and, per sample, whether it was an
+    infrastructure error."""
+    rewards = [result.reward for result in results]
+    return group_means(rewards, groups, fallback), [reward is None for reward in rewards]
 
-    An INFRA_ERROR sample gets the mean reward of the scored samples of its group (same task id, i.e.
-    the same GRPO prompt) in this batch, so its group-normalized advantage is zero and it teaches nothing
-    -- the closest a number comes to masking. A group with no scored sample falls back to ``fallback``.
-    Returns the rewards and, per sample, whether it was an infrastructure error.
-    """
-    sums: Dict[str, Tuple[float, int]] = {}
-    for result, group in zip(results, groups):
-        if result.reward is not None:
-            total, count = sums.get(group, (0.0, 0))
-            sums[group] = (total + result.reward, count + 1)
-    rewards, infra = [], []
-    for result, group in zip(results, groups):
-        if result.reward is not None:
-            rewards.append(result.reward)
-            infra.append(False)
-        else:
-            total, count = sums.get(group, (0.0, 0))
-            rewards.append(total / count if count else fallback)
-            infra.append(True)
-    return rewards, infra
+
+async def results_of(futures: Sequence["Future[RolloutResult]"]) -> List[Optional[RolloutResult]]:
+    """The results of rollouts submitted to a :class:`~minedit_client.CoalescingScorer`, in order; None for
+    one whose call failed transiently (:func:`transient`). Any other failure is raised."""
+    results: List[Optional[RolloutResult]] = []
+    for future in futures:
+        try:
+            results.append(await asyncio.wrap_future(future))
+        except MineditError as error:
+            if not transient(error):
+                raise
+            results.append(None)
+    return results
 
 
 class SyncClients:
@@ -141,3 +243,53 @@ class AsyncClients:
                 client = self._factory()
                 self._clients[loop] = client
             return client
+
+
+# ---- one CoalescingScorer per process and settings ---------------------------------------------------
+
+_scorers: Dict[Hashable, CoalescingScorer] = {}
+
+
+def per_process_scorer(key: Hashable, make: Callable[[], CoalescingScorer]) -> CoalescingScorer:
+    """The scorer of this process for ``key``, made by ``make`` on first use; later calls with the same key
+    get the same one, so their rollouts share ``ScoreBatch`` calls. A scorer starts its threads and client
+    on first use, and again in a forked child."""
+    scorer = _scorers.get(key)
+    if scorer is None:
+        # setdefault is atomic: concurrent first callers agree on one scorer (it starts on first use, so the
+        # loser's copy holds no threads or channel).
+        scorer = _scorers.setdefault(key, make())
+    return scorer
+
+
+def new_scorer(
+    client_factory: Callable[[], MineditClient], coalesce_ms: Optional[float] = None, coalesce_max: Optional[int] = None
+) -> CoalescingScorer:
+    """A new :class:`~minedit_client.CoalescingScorer` sending with ``client_factory``'s client. Its window
+    (``coalesce_ms``, in milliseconds) and batch size (``coalesce_max``) default to ``MINEDIT_COALESCE_MS``
+    and ``MINEDIT_COALESCE_MAX``."""
+    settings = coalescing_settings_from_env(
+        window_s=None if coalesce_ms is None else float(coalesce_ms) / 1000.0,
+        max_rollouts=None if coalesce_max is None else int(coalesce_max),
+    )
+    return CoalescingScorer(client_factory, **settings)
+
+
+def _new_client(target: Optional[str], token: Optional[str], timeout: Optional[float]) -> MineditClient:
+    # The MINEDIT_* environment is read here, when the scorer starts: in a forked child, the child's.
+    return MineditClient(**settings_from_env(target=target, token=token, timeout=timeout))
+
+
+def coalescing_scorer(
+    minedit_target: Optional[str] = None,
+    minedit_token: Optional[str] = None,
+    minedit_timeout: Optional[float] = None,
+    coalesce_ms: Optional[float] = None,
+    coalesce_max: Optional[int] = None,
+) -> CoalescingScorer:
+    """The :class:`~minedit_client.CoalescingScorer` the trainer adapters score through for these settings
+    (one per process; it starts afresh after ``fork``); its ``stats`` count the ``ScoreBatch`` calls sent.
+    Settings left None come from the ``MINEDIT_*`` environment."""
+    key = (minedit_target, minedit_token, minedit_timeout, coalesce_ms, coalesce_max)
+    client = partial(_new_client, minedit_target, minedit_token, minedit_timeout)
+    return per_process_scorer(key, lambda: new_scorer(client, coalesce_ms, coalesce_max))

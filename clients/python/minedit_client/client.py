@@ -410,6 +410,13 @@ class AsyncMineditClient(_Base):
         return await self._call(self._health, service, self._deadline(timeout))
 
 
+#: The deadline of one scoring call made through the trainer adapters, unless ``MINEDIT_TIMEOUT`` or a
+#: ``timeout`` argument says otherwise. A stalled server must fail the call (the sample then counts as
+#: INFRA_ERROR) rather than hang training, and must do so BEFORE the trainer's own timeout substitutes a
+#: reward of its own: verl's ``reward.timeout`` (300 s) scores 0.0, which outranks a failed repair.
+DEFAULT_TIMEOUT_S = 240.0
+
+
 def settings_from_env(**overrides: object) -> dict:
     """Client keyword arguments from the environment, for trainers that load a reward function by file
     path and so cannot pass a client (verl, verifiers environments, Ray workers):
@@ -417,16 +424,20 @@ def settings_from_env(**overrides: object) -> dict:
     - ``MINEDIT_TARGET``: ``host:port`` of ``minedit serve`` (default ``127.0.0.1:50051``);
     - ``MINEDIT_TOKEN``: the server's ``--auth-token``;
     - ``MINEDIT_ROOT_CERTS``: a PEM file of the CAs to trust, which turns TLS on;
-    - ``MINEDIT_TIMEOUT``: deadline of one scoring call in seconds (default: none).
+    - ``MINEDIT_TIMEOUT``: deadline of one scoring call in seconds, retries included (default
+      :data:`DEFAULT_TIMEOUT_S`, 240; ``0`` or ``none``: no deadline).
 
     Keyword arguments given here win over the environment.
     """
-    settings: dict = {"target": os.environ.get("MINEDIT_TARGET", DEFAULT_TARGET)}
+    settings: dict = {"target": os.environ.get("MINEDIT_TARGET", DEFAULT_TARGET), "timeout": DEFAULT_TIMEOUT_S}
     if os.environ.get("MINEDIT_TOKEN"):
         settings["token"] = os.environ["MINEDIT_TOKEN"]
     if os.environ.get("MINEDIT_ROOT_CERTS"):
         settings["root_certificates"] = os.environ["MINEDIT_ROOT_CERTS"]
-    if os.environ.get("MINEDIT_TIMEOUT"):
-        settings["timeout"] = float(os.environ["MINEDIT_TIMEOUT"])
+    timeout = os.environ.get("MINEDIT_TIMEOUT", "").strip().lower()
+    if timeout:
+        settings["timeout"] = None if timeout in ("0", "none") else float(timeout)
     settings.update({k: v for k, v in overrides.items() if v is not None})
+    if settings["timeout"] is not None and float(settings["timeout"]) <= 0:
+        settings["timeout"] = None
     return settings

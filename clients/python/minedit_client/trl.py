@@ -26,10 +26,14 @@ the column ``task_id`` (``task_id_column=`` to change it). The whole call is ONE
   TRL's ``nansum`` makes it 0.0, which takes part in the group statistics and outranks a failed repair
   (-0.2): on TRL < 1.6 use ``"group_mean"``.
 - ``"group_mean"``: the mean reward of the scored samples of the same task in this call, so the sample's
-  group advantage is (about) zero -- exactly zero when the whole group is in this process's call; ``None``
-  when no sample of that task was scored. The choice for TRL < 1.6, and whenever minedit is combined with
-  other reward functions: TRL masks a sample only when EVERY reward function returns ``None``, otherwise
-  minedit's ``None`` counts as 0 in the weighted sum.
+  group advantage is zero -- when the whole group is in this process's call, i.e. when
+  ``per_device_train_batch_size`` is a multiple of ``num_generations`` (TRL's sampler lays a prompt's
+  completions side by side and each process scores its slice). A group split over processes gives the
+  sample the mean of its process's part, which can be above the group's mean: a POSITIVE advantage. Then
+  use a number at the failure reward (``-0.2``) instead. ``None`` when no sample of that task was scored.
+  The choice for TRL < 1.6, and whenever minedit is combined with other reward functions: TRL masks a
+  sample only when EVERY reward function returns ``None``, otherwise minedit's ``None`` counts as 0 in the
+  weighted sum.
 - a number: that reward.
 
 **Failed calls.** A call that fails as a whole because of a dataset or configuration bug (INVALID_ARGUMENT,
@@ -77,9 +81,7 @@ import logging
 import math
 from typing import Any, Callable, List, Optional, Sequence, Union
 
-import grpc
-
-from ._adapt import AsyncClients, completion_text, masked_rewards
+from ._adapt import AsyncClients, completion_text, masked_rewards, transient
 from .client import AsyncMineditClient, settings_from_env
 from .types import MineditError, RewardOverride, Rollout, RolloutResult
 
@@ -97,8 +99,6 @@ METRIC_KEYS = (
 #: The ``log_extra`` columns, one value per sample on every call.
 EXTRA_COLUMNS = ("minedit_verdict", "minedit_excess")
 
-# Failures that say nothing about the dataset: the server was unreachable after the retries, or slow.
-_TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 # TRL's own keyword arguments, which are not dataset columns.
 _TRL_KWARGS = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric", "environments")
 
@@ -186,7 +186,7 @@ async def _score(setup: _Setup, prompts: Any = None, completions: Any = None, **
     try:
         results = list(await setup.client().score_batch(rollouts, reward_override=setup.reward_override))
     except MineditError as error:
-        if error.code not in _TRANSIENT:
+        if not transient(error):
             raise MineditError(
                 error.code,
                 f"{name}: scoring failed, and not transiently: check the {column!r} column against the server's "

@@ -45,23 +45,45 @@ Rollouts that could not be scored are marked, not silently given a number:
   excess 0.1 earns, and where the error is not masked (a trainer that ignores ``state["error"]``,
   ``vf-eval`` averages) an unscored rollout must never rank above a scored failure. ``minedit_infra_error``
   is 1.0 for INFRA_ERROR and transport failures.
+
+**A reward for ANY ``verifiers.v1`` taskset** (``TaskConfig.rewards``, verifiers HEAD a60a606; added by
+74959f5 after v0.3.0): :data:`minedit_taskset_reward` / :func:`taskset_reward`. verifiers imports a plugged
+function by path (``pkg.module:function`` or ``path/to/file.py:function``; verifiers/v1/utils/loaders.py
+``load_plugged_fn``), merges it with the task's ``@vf.reward`` methods (an entry named like one of them
+replaces it; a ``fn``-less entry only re-weights it) and awaits it in ``Task.score`` with the arguments its
+signature names: ``task`` is the task's DATA (``TaskData``), ``trace`` the trace. The reward sum is
+``score x weight`` over the rewards. PRIME-RL TOML::
+
+    [orchestrator.train.source.env.taskset.task.rewards]
+    minedit = { fn = "minedit_client.verifiers:minedit_taskset_reward", weight = 1.0 }
+
+The minedit task comes from the task data: ``task_id`` (a stored task) or ``minedit_task`` (an inline task:
+a dict, or its JSON), each a declared field of the taskset's data or a key of its ``info`` dict (the env
+server drops undeclared fields). Another field (e.g. ``answer``): :func:`taskset_reward` in a hooks file
+(examples/verifiers/minedit_hooks.py). The completion is ``trace.last_reply``. The result goes to
+``trace.info["minedit"]`` and the metrics ``minedit_passed``, ``minedit_excess``, ``minedit_infra_error``,
+``minedit_invalid_task``. INFRA_ERROR and INVALID_TASK RAISE :class:`MineditUnscoredError`, as does any failed
+call or a row without a task: ``Task.score`` runs inside ``boundary(TaskError, ...)``, so the trace gets a
+``TaskError``, its ``rewards["minedit"]`` stays ``None``, ``ok`` is False, and PRIME-RL leaves it out of
+training (a returned ``None`` would do the same through ``float(None)``, without saying why). Settings: the
+``MINEDIT_*`` environment of the env-server workers, or :func:`taskset_reward`'s keyword arguments.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import logging
-import threading
 from collections.abc import Mapping, MutableMapping
 from dataclasses import asdict
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import grpc
 
-from ._adapt import completion_text, task_id_of
+from ._adapt import completion_text, per_process_scorer, task_id_of
 from .client import MineditClient, settings_from_env
 from .coalesce import CoalescingScorer, coalescing_settings_from_env
-from .types import MineditError, RewardOverride, Rollout, RolloutResult
+from .types import MineditError, RewardOverride, Rollout, RolloutResult, Task
 
 STATE_KEY = "minedit"
 
@@ -108,10 +130,6 @@ class _OverridingClient(MineditClient):
         return super().score_batch(rollouts, timeout=timeout, reward_override=override)
 
 
-_scorers: Dict[Tuple[str, str, str], CoalescingScorer] = {}
-_scorers_lock = threading.Lock()
-
-
 def shared_scorer(
     target: Optional[str] = None,
     *,
@@ -131,16 +149,11 @@ def shared_scorer(
     settings = settings_from_env(target=target, token=token, timeout=timeout, **client_settings)
     coalescing = coalescing_settings_from_env(window_s=window_s, max_rollouts=max_rollouts)
     key = (repr(sorted(settings.items())), repr(reward_override), repr(sorted(coalescing.items())))
-    with _scorers_lock:
-        scorer = _scorers.get(key)
-        if scorer is None:
-            if reward_override is None:
-                factory: Callable[[], MineditClient] = lambda: MineditClient(**settings)  # noqa: E731
-            else:
-                factory = lambda: _OverridingClient(reward_override, **settings)  # noqa: E731
-            scorer = CoalescingScorer(factory, **coalescing)
-            _scorers[key] = scorer
-        return scorer
+    if reward_override is None:
+        factory: Callable[[], MineditClient] = lambda: MineditClient(**settings)  # noqa: E731
+    else:
+        factory = lambda: _OverridingClient(reward_override, **settings)  # noqa: E731
+    return per_process_scorer(key, lambda: CoalescingScorer(factory, **coalescing))
 
 
 # ---- the rubric functions -------------------------------------------------------------------------------
@@ -196,7 +209,7 @@ def minedit_reward_func(
     ) -> float:
         task_id: Optional[str] = None
         try:
-            task_id = task_id_of(answer, _info_task_id(info), "answer", 'info["task_id"]')
+            task_id = task_id_of(("answer", answer), ('info["task_id"]', _info_task_id(info)))
             rollout = Rollout(id="0", completion=completion_text(completion), task_id=task_id)
             result = await get_scorer().score_async(rollout)
         except Exception as error:  # noqa: BLE001 - the rubric would turn it into a silent 0.0
@@ -285,3 +298,101 @@ def minedit_rubric(**settings: Any) -> Any:
 
     metrics = minedit_metric_funcs()
     return vf.Rubric(funcs=[minedit_reward_func(**settings), *metrics], weights=[1.0] + [0.0] * len(metrics))
+
+
+# ---- a reward plugged into any verifiers.v1 taskset (TaskConfig.rewards) -------------------------------
+
+
+class MineditUnscoredError(RuntimeError):
+    """Raised by the taskset reward for a rollout minedit did not score (INFRA_ERROR, INVALID_TASK):
+    verifiers records it as the trace's ``TaskError`` and the trace does not train. ``result`` is the
+    server's :class:`RolloutResult`."""
+
+    def __init__(self, message: str, result: RolloutResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def _data_values(data: Any, name: str) -> Tuple[Any, Any]:
+    """``name`` as a field of the task data (an attribute of a pydantic model, or a key) and as a key of its
+    ``info`` dict."""
+    own = data.get(name) if isinstance(data, Mapping) else getattr(data, name, None)
+    info = data.get("info") if isinstance(data, Mapping) else getattr(data, "info", None)
+    return own, (info.get(name) if isinstance(info, Mapping) else None)
+
+
+def _inline_task(value: Any, name: str) -> Any:
+    if isinstance(value, str):  # a dataset column often holds the task as JSON
+        value = json.loads(value)
+    if hasattr(value, "model_dump"):  # a pydantic field of the task data
+        value = value.model_dump()
+    if not isinstance(value, (Mapping, Task)):
+        raise TypeError(f"{name} must be an inline minedit task (a dict or its JSON), not {type(value).__name__}")
+    return value
+
+
+def _task_of(data: Any, task_id_field: str, task_field: str) -> Tuple[Optional[str], Any]:
+    """(task id, inline task) named by the task data; exactly one is set."""
+    own_task, info_task = _data_values(data, task_field)
+    own_id, info_id = _data_values(data, task_id_field)
+    inline = own_task if own_task is not None else info_task
+    has_id = any(v is not None and v != "" for v in (own_id, info_id))
+    if inline is not None and has_id:
+        raise ValueError(f"the task data names both a task id ({task_id_field}) and an inline task ({task_field})")
+    if inline is not None:
+        return None, _inline_task(inline, task_field)
+    if not has_id:
+        raise ValueError(
+            f"no minedit task in the task data: set {task_id_field!r} (a task id) or {task_field!r} (an inline "
+            "task), as a declared field of the taskset's data or a key of its info"
+        )
+    return task_id_of((task_id_field, own_id), (f'info["{task_id_field}"]', info_id)), None
+
+
+def taskset_reward(
+    *,
+    task_id_field: str = "task_id",
+    task_field: str = "minedit_task",
+    target: Optional[str] = None,
+    timeout: Optional[float] = None,
+    reward_override: Optional[RewardOverride] = None,
+    window_s: Optional[float] = None,
+    max_rollouts: Optional[int] = None,
+    **client_settings: Any,
+) -> Callable[..., Any]:
+    """An ``async (task, trace) -> float`` reward to plug into any ``verifiers.v1`` taskset (see the module
+    doc): the minedit task is read from the task data's ``task_id_field`` (a task id) or ``task_field`` (an
+    inline task), fields or keys of its ``info``. Concurrent rollouts of a worker share ``ScoreBatch`` calls
+    (:func:`shared_scorer`, built from the other settings and the ``MINEDIT_*`` environment)."""
+
+    async def minedit(task: Any, trace: Any) -> float:
+        task_id, inline = _task_of(task, task_id_field, task_field)
+        scorer = shared_scorer(
+            target,
+            timeout=timeout,
+            reward_override=reward_override,
+            window_s=window_s,
+            max_rollouts=max_rollouts,
+            **client_settings,
+        )
+        rollout = Rollout(id=str(trace.id), completion=trace.last_reply, task_id=task_id, task=inline)
+        result = await scorer.score_async(rollout)
+        trace.info[STATE_KEY] = asdict(result)
+        trace.record_metrics(
+            {
+                "minedit_passed": 1.0 if result.passed else 0.0,
+                "minedit_excess": float(result.components.excess) if result.components else 0.0,
+                "minedit_infra_error": 1.0 if result.infra_error else 0.0,
+                "minedit_invalid_task": 1.0 if result.invalid_task else 0.0,
+            }
+        )
+        if result.reward is None:
+            what = task_id or "an inline task"
+            raise MineditUnscoredError(f"minedit {result.verdict} for {what}: {result.detail}", result)
+        return float(result.reward)
+
+    return minedit
+
+
+#: :func:`taskset_reward` with its defaults, for ``fn = "minedit_client.verifiers:minedit_taskset_reward"``.
+minedit_taskset_reward = taskset_reward()

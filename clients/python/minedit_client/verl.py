@@ -60,11 +60,32 @@ function sees one sample, never its group. ``on_infra_error=``:
   the best reward of the group and get a POSITIVE advantage, teaching the model whatever the sandbox broke
   on. At the failure reward it is never better than a failure. If the server's failure reward is not -0.2,
   set ``infra_error_score`` to it.
-- ``"raise"``: raises :class:`InfraError`. On verl >= 0.9 with the V1 trainer (``trainer.use_v1=true``,
-  the default there) verl logs it and drops that one trajectory; its group is trained on the others: a
-  real mask. On verl 0.6.x, 0.7.x, 0.8.x and 0.9 with ``trainer.use_v1=false`` a raise CRASHES training;
-  with ``rate_limited`` it becomes 0.0 plus an ``error`` key, which breaks the key set. Use it on 0.9 V1
-  only.
+- ``"raise"``: raises :class:`InfraError`. What verl then does depends on the line and the trainer mode
+  (read at v0.9.0 483b8a00: ``verl/trainer/ppo/v1/agent_loop_tq.py`` ``_run_prompt``,
+  ``verl/trainer/ppo/v1/replay_buffer.py`` ``ReplayBuffer`` / ``ReplayBufferAsync._terminal_eviction_reasons``,
+  ``verl/experimental/agent_loop/agent_loop.py``, ``reward_manager/limited.py``):
+
+  * 0.9, V1 trainer (``trainer.use_v1=true``, the default) with ``trainer.v1.trainer_mode=sync`` (the
+    default): the session writes no trajectory; its prompt group is marked ``failure`` but stays
+    sampleable, so the group trains on its other n-1 samples: ONE SAMPLE IS MASKED.
+  * 0.9, V1 with ``trainer_mode=colocate_async`` or ``separate_async``: ``ReplayBufferAsync`` evicts every
+    failed group: all n samples of that prompt are dropped (the scored ones too) and a fresh prompt is
+    generated in its place: THE GROUP IS DROPPED AND REPLACED.
+  * 0.9 with ``trainer.use_v1=false``, 0.7.x, 0.8.x, 0.6.x: the exception leaves the agent loop's
+    ``asyncio.gather``: TRAINING STOPS.
+  * the ``rate_limited`` manager (any line): caught, reward 0.0 plus an ``error`` key that the other
+    samples lack (verl's key collection then fails), and 0.0 outranks a failure: never combine the two.
+
+  The least harmful choice per mode: V1 ``sync``: ``"raise"`` (a true mask). V1 async: ``"raise"`` too --
+  no sample is trained on a reward the sandbox made up; the price is regenerating one prompt's group per
+  INFRA_ERROR sample (rare: the server has already retried it on a fresh sandbox; an INVALID_TASK inline
+  task fails every time, and dropping its groups is exactly right). Everything else: ``"score"``.
+
+**Deadline.** Every call has one: ``minedit_timeout`` / ``MINEDIT_TIMEOUT``, by default
+:data:`~minedit_client.client.DEFAULT_TIMEOUT_S` (240 s), below verl's ``reward.timeout`` (300 s, read by
+``rate_limited``), so a stalled server is answered by minedit -- the failure reward with ``infra_error`` and
+``call_failed`` set, the same keys as every other sample -- before verl's own timeout substitutes 0.0 with
+other keys. If you lower ``reward.timeout``, lower ``minedit_timeout`` below it.
 
 :func:`compute_score_batch` sees whole GRPO groups, so an INFRA_ERROR sample scores the mean of the scored
 samples of its task in the batch (zero advantage: masked); ``infra_error_score`` when none was scored.
@@ -73,8 +94,9 @@ samples of its task in the batch (zero advantage: masked); ``infra_error_score``
 Any other failed call (unknown task id, bad token, ...) raises :class:`~minedit_client.MineditError`.
 
 **Settings.** ``MINEDIT_TARGET`` (default ``127.0.0.1:50051``), ``MINEDIT_TOKEN``, ``MINEDIT_ROOT_CERTS``,
-``MINEDIT_TIMEOUT``, ``MINEDIT_COALESCE_MS``, ``MINEDIT_COALESCE_MAX`` in the environment of the processes
-that compute rewards (Ray passes the driver's environment on a local cluster only), or the keyword arguments
+``MINEDIT_TIMEOUT`` (default 240 s, see Deadline), ``MINEDIT_COALESCE_MS``, ``MINEDIT_COALESCE_MAX`` in the
+environment of the processes that compute rewards (Ray passes the driver's environment on a local cluster
+only), or the keyword arguments
 ``minedit_target=``, ``minedit_token=``, ``minedit_timeout=``, ``coalesce_ms=``, ``coalesce_max=``,
 ``infra_error_score=``, ``on_infra_error=`` through ``+reward.custom_reward_function.reward_kwargs.<name>=``
 (0.7.1+) or ``+custom_reward_function.reward_kwargs.<name>=`` (0.6.x).
@@ -86,14 +108,9 @@ import asyncio
 import logging
 import math
 from concurrent.futures import Future
-from functools import partial
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
-import grpc
-
-from ._adapt import masked_rewards, task_id_of
-from .client import MineditClient, settings_from_env
-from .coalesce import CoalescingScorer, coalescing_settings_from_env
+from ._adapt import coalescing_scorer, masked_rewards, task_id_of, transient
 from .types import MineditError, Rollout, RolloutResult
 
 logger = logging.getLogger("minedit_client.verl")
@@ -116,50 +133,17 @@ RESULT_KEYS = (
     "tests_total",
 )
 
-# Failures that say nothing about the sample: the server was unreachable after the retries, or slow.
-_TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 _ON_INFRA_ERROR = ("score", "raise")
 
 
 class InfraError(RuntimeError):
-    """Raised for an INFRA_ERROR sample (or a transiently failed call) with ``on_infra_error="raise"``: on
-    verl >= 0.9 with the V1 trainer this drops the trajectory instead of scoring it."""
+    """Raised for an INFRA_ERROR or INVALID_TASK sample (or a transiently failed call) with
+    ``on_infra_error="raise"``: verl 0.9's V1 trainer then leaves out that trajectory (``sync`` mode) or
+    replaces its whole prompt group (async modes); older lines stop (see the module doc)."""
 
     def __init__(self, message: str, result: Optional[RolloutResult] = None) -> None:
         super().__init__(message)
         self.result = result
-
-
-# ---- one CoalescingScorer per process and settings ---------------------------------------------------
-
-_scorers: Dict[Tuple[Any, ...], CoalescingScorer] = {}
-
-
-def _new_client(target: Optional[str], token: Optional[str], timeout: Optional[float]) -> MineditClient:
-    return MineditClient(**settings_from_env(target=target, token=token, timeout=timeout))
-
-
-def coalescing_scorer(
-    minedit_target: Optional[str] = None,
-    minedit_token: Optional[str] = None,
-    minedit_timeout: Optional[float] = None,
-    coalesce_ms: Optional[float] = None,
-    coalesce_max: Optional[int] = None,
-) -> CoalescingScorer:
-    """The :class:`~minedit_client.CoalescingScorer` this module scores through for these settings (one per
-    process: it starts afresh after ``fork``); its ``stats`` count the ``ScoreBatch`` calls sent."""
-    key = (minedit_target, minedit_token, minedit_timeout, coalesce_ms, coalesce_max)
-    scorer = _scorers.get(key)
-    if scorer is None:
-        window_s = None if coalesce_ms is None else float(coalesce_ms) / 1000.0
-        settings = coalescing_settings_from_env(
-            window_s=window_s, max_rollouts=None if coalesce_max is None else int(coalesce_max)
-        )
-        fresh = CoalescingScorer(partial(_new_client, minedit_target, minedit_token, minedit_timeout), **settings)
-        # setdefault is atomic: concurrent first callers agree on one scorer (it starts on first use, so the
-        # loser's copy holds no threads or channel).
-        scorer = _scorers.setdefault(key, fresh)
-    return scorer
 
 
 # ---- mapping a result to verl's dict --------------------------------------------------------------------
@@ -169,7 +153,7 @@ def _task_id(ground_truth: Any, extra_info: Any) -> str:
     if isinstance(ground_truth, dict):  # a ground_truth written as {"task_id": ...}
         ground_truth = ground_truth.get("task_id")
     from_extra = extra_info.get("task_id") if isinstance(extra_info, dict) else None
-    return task_id_of(ground_truth, from_extra, "ground_truth", 'extra_info["task_id"]')
+    return task_id_of(("ground_truth", ground_truth), ('extra_info["task_id"]', from_extra))
 
 
 def _number(value: Any) -> float:
@@ -201,10 +185,6 @@ def _check_mode(on_infra_error: str) -> None:
         raise ValueError(f"on_infra_error must be one of {_ON_INFRA_ERROR}, not {on_infra_error!r}")
 
 
-def _transient(error: BaseException) -> bool:
-    return isinstance(error, MineditError) and error.code in _TRANSIENT
-
-
 def _finish(
     task_id: str,
     result: Optional[RolloutResult],
@@ -214,7 +194,7 @@ def _finish(
 ) -> Dict[str, float]:
     """The dict of one per-sample call, from its result or its call's error."""
     if error is not None:
-        if not _transient(error):
+        if not transient(error):
             raise error
         logger.warning("minedit: scoring a sample of %s failed (%s); it counts as INFRA_ERROR", task_id, error)
         if on_infra_error == "raise":
@@ -334,7 +314,7 @@ def compute_score_batch(
         try:
             results.append(future.result())
         except MineditError as error:
-            if not _transient(error):
+            if not transient(error):
                 raise
             logger.warning("minedit: scoring a sample of %s failed (%s); it counts as INFRA_ERROR", task_id, error)
             results.append(None)

@@ -9,14 +9,8 @@ import unittest
 
 import grpc
 
-from support import BROKEN_INLINE_TASK, CORRUPTED, GOLD, SLEEPER, TARGET, TASK_ID, TOKEN, fence
+from support import BROKEN_INLINE_TASK, CORRUPTED, GOLD, SLEEPER, TARGET, TASK_ID, TOKEN, fence, free_port
 from minedit_client import AsyncMineditClient, MineditClient, MineditError, RetryPolicy, Rollout
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class DelayedProxy:
@@ -117,7 +111,8 @@ class SyncClientTest(unittest.TestCase):
             "entry_point": "f",
             "tests": {"style": "assert", "code": "def check(f):\n    assert f([1]) == '[1]'\n"},
         }
-        [named] = self.client.score_batch([{"id": "n", "completion": fence(task["gold"]), "task": {**task, "runtime": "stdlib"}}])
+        named_rollout = {"id": "n", "completion": fence(task["gold"]), "task": {**task, "runtime": "stdlib"}}
+        [named] = self.client.score_batch([named_rollout])
         self.assertEqual(named.verdict, "PASSED")
         with self.assertRaises(MineditError) as raised:
             self.client.score_batch([{"id": "u", "completion": "x", "task": {**task, "runtime": "no-such-runtime"}}])

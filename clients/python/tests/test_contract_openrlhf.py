@@ -21,6 +21,7 @@ import asyncio
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import time
@@ -29,7 +30,20 @@ import unittest
 import aiohttp
 import requests
 
-from support import CORRUPTED, GOLD, INFRA_TASK_ID, OPENRLHF_URL, TASK, TASK_ID, TOKEN
+from support import (
+    BROKEN_INLINE_TASK,
+    CORRUPTED,
+    GOLD,
+    INFRA_TASK_ID,
+    OPENRLHF_TIGHT_BUDGET_S,
+    OPENRLHF_TIGHT_URL,
+    OPENRLHF_URL,
+    TASK,
+    TASK_ID,
+    TASKS,
+    TOKEN,
+    fence,
+)
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "openrlhf")
 # The test server's default: server.openrlhfInfraErrorReward is unset, so reward.failureReward.
@@ -685,6 +699,93 @@ class SingleSampleRewardsV0110Test(unittest.TestCase):
         output = self.run_async(executor.reward_output(PROMPT + GOLD, PROMPT, TASK_ID))
         self.assertIsNone(output["reward"])
         self.assertTrue(all("401" in line for line in executor.logged[:5]), executor.logged)
+
+
+class AtScaleV0110Test(unittest.TestCase):
+    """What a large step does to the endpoint, through the v0.11.0 (3c3be623) request code above: every
+    sample is its own request (agent.py _fetch_rewards_via_http), all in flight at once, each with
+    aiohttp's fixed total=180 s and 5 tries 1 s apart that ignore Retry-After; a sample without an answer
+    after the last try gets reward None and crashes compute_advantages_and_returns. The server's answer
+    must come on the FIRST try, before 180 s, every time: server.openrlhfRequestBudgetMs. This engine's
+    budget is short (20 s) so that 4,096 distinct programs cannot all run in it on 2 cores: the test sees
+    both kinds of answer, scored ones and INFRA_ERRORs at the budget, and none late."""
+
+    def test_4096_single_sample_requests_at_once_each_answered_in_budget_on_its_first_try(self) -> None:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 16384)), hard))
+        n, prompts = 8, 512
+        plan = []
+        for p in range(prompts):
+            task = TASKS[p % len(TASKS)]
+            prompt = SYSTEM + "<|im_start|>user\nRepair this program:\n" + fence(task["corrupted"]) + EOS + "\n"
+            for i in range(n):
+                # Every program differs (a distinct module-level line), so each of the 4,096 must execute.
+                correct = i % 2 == 0
+                code = (task["gold"] if correct else task["corrupted"]) + f"_SAMPLE = {p * n + i}\n"
+                plan.append((task["task_id"], correct, prompt, prompt + fence(code) + EOS))
+        executor = SingleTurnAgentExecutorV0110([f"{OPENRLHF_TIGHT_URL}?token={TOKEN}"])
+        latencies = []
+
+        async def timed(query, prompt, label):
+            started = time.monotonic()
+            output = await executor.reward_output(query, prompt, label)
+            latencies.append(time.monotonic() - started)
+            return output
+
+        async def step():
+            return await asyncio.gather(*(timed(q, prompt, label) for label, _, prompt, q in plan))
+
+        started = time.monotonic()
+        outputs = asyncio.run(step())
+        wall = time.monotonic() - started
+        # No try failed, so no request was retried and no sample was left without a reward.
+        self.assertEqual(executor.logged, [])
+        self.assertTrue(all(o["reward"] is not None for o in outputs))
+        latencies.sort()
+        # The budget runs from each request's arrival; connecting 4,096 sockets at once adds a few seconds.
+        self.assertLess(latencies[-1], OPENRLHF_TIGHT_BUDGET_S + 20.0)
+        over_budget = sum(o["extra_logs"]["infra_error"][0] for o in outputs)
+        for (label, correct, _, _), output in zip(plan, outputs):
+            if output["extra_logs"]["infra_error"] == [1]:
+                self.assertEqual(output["reward"], [INFRA_REWARD])
+            else:
+                self.assertEqual(output["extra_logs"]["passed"], [1 if correct else 0], label)
+        print(
+            f"openrlhf at scale: {len(outputs)} single-sample requests at once answered in {wall:.1f} s "
+            f"(budget {OPENRLHF_TIGHT_BUDGET_S:.0f} s); latency p50 {latencies[len(latencies) // 2]:.1f} s, "
+            f"max {latencies[-1]:.1f} s; {len(outputs) - over_budget} scored, {over_budget} INFRA_ERROR at the "
+            "budget; 0 retries"
+        )
+        # Both kinds of answer happened: the budget really cut in, and real scoring went on meanwhile.
+        self.assertGreater(over_budget, 0)
+        self.assertGreater(len(outputs) - over_budget, 0)
+        advantages = group_norm_advantages([experience_of(o) for o in outputs], n)
+        self.assertTrue(all(math.isfinite(a) for group in advantages for a in group))
+
+
+class InlineLabelV0110Test(unittest.TestCase):
+    """A label column holding the task itself (JSON text, as a Parquet/JSONL dataset carries it through
+    --data.label_key), sent by the v0.11.0 request code: scored as the stored task is, its runtime picked
+    from its imports or named."""
+
+    def test_an_inline_task_label_scores_like_its_stored_task(self) -> None:
+        inline = {k: TASK[k] for k in ("corrupted", "gold", "entry_point", "tests")}
+        executor = SingleTurnAgentExecutorV0110([URL])
+
+        async def step():
+            labels = [json.dumps(inline), json.dumps({**inline, "runtime": "stdlib"}), json.dumps(inline)]
+            queries = [PROMPT + GOLD + EOS, PROMPT + GOLD + EOS, PROMPT + CORRUPTED + EOS]
+            broken = executor.reward_output(PROMPT + GOLD + EOS, PROMPT, json.dumps(BROKEN_INLINE_TASK))
+            return await asyncio.gather(*(executor.reward_output(q, PROMPT, l) for q, l in zip(queries, labels)), broken)
+
+        gold, gold_named, corrupted, broken = asyncio.run(step())
+        self.assertEqual(executor.logged, [])
+        self.assertAlmostEqual(gold["reward"][0], 0.1, places=12)
+        self.assertAlmostEqual(gold_named["reward"][0], 0.1, places=12)
+        self.assertEqual((corrupted["reward"], corrupted["extra_logs"]["passed"]), ([-0.2], [0]))
+        # A task whose gold cannot pass its own tests: INVALID_TASK at the failure reward, flagged; the same keys.
+        self.assertEqual((broken["reward"], broken["extra_logs"]["invalid_task"]), ([INFRA_REWARD], [1]))
+        self.assertEqual(set(broken["extra_logs"]), set(gold["extra_logs"]))
 
 
 def request_api_wrapper_v090(url, data, try_max_times=5):

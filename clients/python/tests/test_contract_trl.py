@@ -29,14 +29,12 @@ import unittest
 from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from support import CORRUPTED, GOLD, INFRA_TASK_ID, SLEEPER, TARGET, TASK, TASK_ID, TASKS, TOKEN, fence
+from support import CORRUPTED, GOLD, GOLD_PLUS, INFRA_TASK_ID, SLEEPER, TARGET, TASK, TASK_ID, TASKS, TOKEN, fence
 from minedit_client import AsyncMineditClient, MineditError, RetryPolicy, RewardOverride
 from minedit_client.trl import EXTRA_COLUMNS, METRIC_KEYS, minedit_reward_func
 
 G = 4  # num_generations; per_device_train_batch_size = G, so each rank holds exactly one prompt group
 OTHER_TASK = next(t for t in TASKS if t["task_id"] != TASK_ID)
-#: A passing repair that changes more than the gold one: reward 0.1 - excess with excess > 0.
-GOLD_PLUS = fence(TASK["gold"] + "\n_unused = 1\n")
 DEAD_TARGET = "127.0.0.1:1"  # nothing listens: UNAVAILABLE after the client's retries
 NAN = math.nan
 
@@ -277,7 +275,8 @@ def run_step(processes: Sequence[TrainerProcess], local_batches, conversational:
     gathered: List[List[float]] = []
     for process, texts in zip(processes, local_batches):
         task_id, completions_text = texts
-        inputs = generation_batch([row(task_id, conversational)])
+        # A process's slice: its part of the G repeats (all G, or fewer when a group spans processes).
+        inputs = generation_batch([row(task_id, conversational)])[: len(completions_text)]
         prompts = [x["prompt"] for x in inputs]
         completions = [completion(t, conversational) for t in completions_text]
         completion_ids = [[ord(c) % 997 for c in t[:8]] for t in completions_text]
@@ -375,6 +374,30 @@ class _LineContract:
         self.assertAlmostEqual(masked.advantages[2], 0.0, places=9)
         self.assertGreater(masked.advantages[0], 0.0)
         self.assertLess(masked.advantages[1], 0.0)
+
+    def test_group_mean_needs_whole_groups_per_process(self) -> None:
+        """per_device_train_batch_size < num_generations: TRL's sampler repeats each prompt G times in a row
+        and every process scores its own slice, so a group is split over two processes. "group_mean" sees
+        only its process's part: the INFRA_ERROR sample takes the mean of the part (here one passing
+        repair), not of the group, and gets a POSITIVE advantage -- documented in minedit_client.trl. A
+        number at the failure reward never outranks a failed repair; on TRL >= 1.6 the default None masks."""
+        halves = [(TASK_ID, [GOLD, GOLD]), (TASK_ID, [CORRUPTED, CORRUPTED])]
+        split = run_step(
+            [self.process(reward(faulty={"1"}, infra_error="group_mean")), self.process(reward())],
+            halves,
+            self.CONVERSATIONAL,
+        )
+        self.assertEqual([r[0] for r in split.rewards_per_func], [0.1, 0.1, -0.2, -0.2])
+        self.assertGreater(split.advantages[1], 0.0)
+        floor = run_step(
+            [self.process(reward(faulty={"1"}, infra_error=-0.2)), self.process(reward())],
+            halves,
+            self.CONVERSATIONAL,
+        )
+        self.assertLessEqual(floor.advantages[1], floor.advantages[2])  # no better than a failed repair
+        if self.LINE.masks_unscorable:
+            masked = run_step([self.process(reward(faulty={"1"})), self.process(reward())], halves, self.CONVERSATIONAL)
+            self.assertEqual(masked.advantages[1], 0.0)
 
     def test_transient_failure_on_one_rank(self) -> None:
         """Rank 1 cannot reach the server (UNAVAILABLE after the client's retries): it returns None for its
@@ -549,15 +572,6 @@ class TrlV027Test(_LineContract, unittest.TestCase):
 
     LINE = V0_27
     CONVERSATIONAL = False
-
-    def test_before_v0_27_an_async_reward_function_breaks_trl(self) -> None:
-        func = minedit_reward_func(TARGET)
-        output = func(prompts=["p"], completions=[GOLD], completion_ids=[[1]], task_id=[TASK_ID], trainer_state=None)
-        try:
-            with self.assertRaisesRegex(TypeError, "'coroutine' object is not iterable"):
-                to_column(output, 1)
-        finally:
-            output.close()
 
 
 # --- AsyncGRPOTrainer ----------------------------------------------------------------------------------

@@ -10,19 +10,27 @@ v0.1.10 = ccef044 (dict messages), v0.1.11.dev0 = 0f1e334 (pydantic messages sin
 PrimeIntellect-ai/prime-rl: v0.5.0 63331ad, v0.6.0 38494cc, v0.7.0 d334ea5, v0.8.0 60bc295, HEAD 559b447.
 
 A GRPO export of the demo tasks is made once with the real CLI (``minedit export --kind grpo``).
+
+Over ~500 lines: it mirrors both verifiers lines and the v1 config-plugged reward path (TaskConfig.rewards,
+V1PluggedRewardTest) of one upstream repository, and the test harness runs one module per framework.
 """
 
 import asyncio
+import functools
+import importlib
+import importlib.util
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
 import tempfile
 import tomllib
 import unittest
+from typing import Any, Dict, Optional
 
-from support import CORRUPTED, GOLD, INFRA_TASK_ID, TARGET, TASK_ID, TASKS, TOKEN
+from support import CORRUPTED, GOLD, INFRA_TASK_ID, TARGET, TASK, TASK_ID, TASKS, TOKEN
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = os.path.join(HERE, "..")
@@ -36,6 +44,7 @@ import verifiers as vf  # noqa: E402  (the fake)
 import verifiers.v1 as v1  # noqa: E402
 from verifiers.envs import environment as v0_environment  # noqa: E402
 from verifiers.v1.serve import EnvServer  # noqa: E402
+from verifiers.v1.utils.decorators import discover_decorated  # noqa: E402
 
 import minedit_repair  # noqa: E402
 from minedit_client import RetryPolicy  # noqa: E402
@@ -453,6 +462,212 @@ class V1ConcurrencyTest(unittest.TestCase):
         self.assertEqual(rollouts, 32)
         self.assertLessEqual(calls, 4, scorer.stats)
         print(f"v1 env server: 32 traces in {calls} ScoreBatch call(s)")
+
+
+# ---- config-plugged rewards (TaskConfig.rewards) ------------------------------------------------------
+# verifiers/v1/configs/task.py (DecoratedFunctionConfig, RewardFunctionConfig, TaskConfig.stops / metrics /
+# rewards), verifiers/v1/utils/loaders.py (file_module, plugged_fn, load_plugged_fn) and verifiers/v1/task.py
+# (Task.hooks) @ a60a606, added by 74959f5 (#2309, after the v0.3.0 release 0a4d872) with 42a6c95's fn-less
+# entries. The shared fake stops short of plugged hooks, so this module adds upstream's path on top of it.
+
+
+class DecoratedFunctionConfig(v1.BaseConfig):
+    fn: Optional[str] = None
+    priority: Optional[int] = None
+
+
+class RewardFunctionConfig(DecoratedFunctionConfig):
+    weight: Optional[float] = None
+
+
+class PluggableTaskConfig(v1.TaskConfig):
+    """``TaskConfig`` with its plugged-hook tables validated, as upstream (pydantic_config: extra keys
+    forbidden; the fake's TaskConfig refuses non-empty tables, hence the direct BaseConfig init)."""
+
+    stops: Dict[str, DecoratedFunctionConfig] = {}
+    metrics: Dict[str, DecoratedFunctionConfig] = {}
+    rewards: Dict[str, RewardFunctionConfig] = {}
+
+    def __init__(self, **data) -> None:
+        v1.BaseConfig.__init__(self, **data)
+
+
+@functools.cache
+def file_module(path):
+    resolved = pathlib.Path(path).resolve()
+    spec = importlib.util.spec_from_file_location(resolved.stem, resolved)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def plugged_fn(path):
+    module_path, _, attr = path.rpartition(":")
+    if not module_path:
+        module_path, _, attr = path.rpartition(".")
+    if not module_path or not attr:
+        raise ValueError(f"fn {path!r} must be `pkg.module.function`, `pkg.module:function` or `file.py:function`")
+    module = file_module(module_path) if module_path.endswith(".py") else importlib.import_module(module_path)
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise TypeError(f"fn {path!r} is not a function (got {fn!r})")
+    return fn
+
+
+def load_plugged_fn(name, config, attr, decorated=None):
+    if config.fn:
+        fn = plugged_fn(config.fn)
+    elif decorated is not None:
+        fn = decorated
+    else:
+        raise ValueError(f"{attr} {name!r} plugs no `fn` and the task has no @vf.{attr} method named {name!r}")
+
+    @functools.wraps(fn)
+    def plugged(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    plugged.__name__ = name
+    setattr(plugged, attr, True)
+    priority = config.priority if config.priority is not None else getattr(fn, f"{attr}_priority", 0)
+    setattr(plugged, f"{attr}_priority", priority)
+    if isinstance(config, RewardFunctionConfig):
+        plugged._vf_weight = config.weight if config.weight is not None else getattr(fn, "_vf_weight", 1.0)
+    return plugged
+
+
+def hooks(self, attr):
+    """verifiers/v1/task.py ``Task.hooks``: decorated methods merged with the config-plugged functions (a
+    plugged one replaces a decorated one of the same name), by descending priority, then name."""
+    plugged = {"stop": self.config.stops, "metric": self.config.metrics, "reward": self.config.rewards}[attr]
+    merged = {fn.__name__: fn for fn in discover_decorated(self, attr)}
+    merged |= {name: load_plugged_fn(name, spec, attr, decorated=merged.get(name)) for name, spec in plugged.items()}
+    fns = list(merged.values())
+    fns.sort(key=lambda fn: (-getattr(fn, f"{attr}_priority", 0), fn.__name__))
+    return fns
+
+
+class CodeData(v1.TaskData):
+    """The data of a taskset that is not minedit's (shaped like upstream's tests/v1/test_scoring.py
+    ``HookData``): its own ``answer`` and an ``info`` dict, declared so the env server keeps them."""
+
+    answer: str = ""
+    info: Dict[str, Any] = {}
+
+
+class CodeDataWithId(CodeData):
+    task_id: Optional[str] = None
+
+
+class CodeTask(v1.Task[CodeData, v1.State, v1.TaskConfig]):
+    @v1.stop
+    async def one_reply(self, trace: v1.Trace) -> bool:
+        return trace.num_turns >= 1
+
+    @v1.reward
+    async def mentions_answer(self, trace: v1.Trace) -> float:
+        return float(bool(self.data.answer) and self.data.answer in trace.last_reply)
+
+
+def example_rewards():
+    with open(os.path.join(EXAMPLES, "prime-rl-plugged-reward.toml"), "rb") as f:
+        table = tomllib.load(f)["orchestrator"]["train"]["source"][0]["env"]["taskset"]["task"]
+    return table["rewards"]
+
+
+class V1PluggedRewardTest(unittest.TestCase):
+    """minedit_client.verifiers.minedit_taskset_reward plugged into a foreign taskset's TaskConfig.rewards,
+    run through the fake rollout (verifiers/v1/rollout.py ``Rollout.close``: ``Task.score`` inside
+    ``boundary(TaskError, "scoring")``, any error recorded, ``ok = not failed``) with the hooks above."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.saved_hooks = v1.Task.hooks
+        v1.Task.hooks = hooks
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        v1.Task.hooks = cls.saved_hooks
+
+    def run_task(self, reply, rewards=None, data_cls=CodeData, **data):
+        config = PluggableTaskConfig(rewards=example_rewards() if rewards is None else rewards)
+        task = CodeTask(data_cls(idx=0, prompt="Repair the program.", **data), config)
+        return asyncio.run(v1.run_rollout(task, [reply], scoring_timeout=600.0))
+
+    def test_the_example_entry_scores_a_foreign_taskset_beside_its_own_reward(self) -> None:
+        self.assertEqual(example_rewards(), {"minedit": {"fn": "minedit_client.verifiers:minedit_taskset_reward",
+                                                          "weight": 1.0}})
+        trace = self.run_task(GOLD, info={"task_id": TASK_ID}, answer="merge_bookings")
+        self.assertTrue(trace.ok, trace.errors)
+        self.assertEqual((trace.rewards["minedit"].score, trace.rewards["minedit"].weight), (0.1, 1.0))
+        self.assertEqual(trace.rewards["mentions_answer"].score, 1.0)  # the taskset's own reward still runs
+        self.assertAlmostEqual(trace.reward, 1.1)
+        self.assertEqual(trace.metrics, {"minedit_passed": 1.0, "minedit_excess": 0.0, "minedit_infra_error": 0.0,
+                                         "minedit_invalid_task": 0.0})
+        self.assertEqual(trace.info["minedit"]["verdict"], "PASSED")
+        self.assertEqual(len(list(iter_trainable_traces([trace]))), 1)
+
+    def test_a_fn_less_entry_reweights_the_taskset_reward_and_a_weight_scales_minedit(self) -> None:
+        rewards = {**example_rewards(), "mentions_answer": {"weight": 0.0}}
+        rewards["minedit"] = {**rewards["minedit"], "weight": 2.0}
+        trace = self.run_task(CORRUPTED, rewards=rewards, data_cls=CodeDataWithId, task_id=TASK_ID)
+        self.assertTrue(trace.ok, trace.errors)
+        self.assertEqual(trace.rewards["mentions_answer"].weight, 0.0)
+        self.assertAlmostEqual(trace.reward, -0.4)
+        with self.assertRaises(ValueError):  # a typo in the TOML table is refused, as pydantic_config does
+            PluggableTaskConfig(rewards={"minedit": {"fn": "x:y", "wieght": 1.0}})
+
+    def test_the_hooks_file_reads_the_task_id_from_answer(self) -> None:
+        rewards = {"minedit": {"fn": f"{os.path.join(EXAMPLES, 'minedit_hooks.py')}:minedit"}}
+        traces = [self.run_task(reply, rewards=rewards, answer=TASK_ID) for reply in (GOLD, CORRUPTED)]
+        self.assertEqual([t.rewards["minedit"].score for t in traces], [0.1, -0.2])
+        self.assertEqual([t.rewards["minedit"].weight for t in traces], [1.0, 1.0])  # unset weight: 1.0
+
+    def test_an_inline_task_from_info_as_dict_or_json(self) -> None:
+        inline = {k: TASK[k] for k in ("corrupted", "gold", "tests", "entry_point")}
+        for value in (inline, json.dumps(inline)):
+            trace = self.run_task(GOLD, info={"minedit_task": value})
+            self.assertTrue(trace.ok, trace.errors)
+            self.assertEqual(trace.rewards["minedit"].score, 0.1)
+
+    def test_infra_error_and_invalid_task_raise_and_the_trace_does_not_train(self) -> None:
+        invalid = {**{k: TASK[k] for k in ("corrupted", "gold", "tests", "entry_point")}, "gold": TASK["corrupted"]}
+        for data, verdict in (({"task_id": INFRA_TASK_ID}, "INFRA_ERROR"), ({"minedit_task": invalid}, "INVALID_TASK")):
+            trace = self.run_task(GOLD, info=data)
+            self.assertFalse(trace.ok)
+            self.assertEqual(trace.last_error.type, "TaskError")
+            self.assertIn(f"MineditUnscoredError: minedit {verdict}", trace.last_error.message)
+            self.assertIsNone(trace.rewards["minedit"])
+            self.assertEqual(trace.info["minedit"]["verdict"], verdict)
+            self.assertEqual(list(iter_trainable_traces([trace])), [])
+        self.assertEqual(trace.metrics["minedit_invalid_task"], 1.0)
+
+    def test_rows_without_a_usable_task_are_task_errors(self) -> None:
+        cases = {
+            "no minedit task in the task data": {},
+            "NOT_FOUND": {"info": {"task_id": "no/such/task"}},
+            "names both a task id": {"info": {"task_id": TASK_ID, "minedit_task": {"gold": "x"}}},
+        }
+        for message, data in cases.items():
+            trace = self.run_task(GOLD, **data)
+            self.assertFalse(trace.ok, message)
+            self.assertEqual(trace.last_error.type, "TaskError")
+            self.assertIn(message, trace.last_error.message)
+
+    def test_concurrent_traces_share_a_few_score_batch_calls(self) -> None:
+        scorer = shared_scorer()  # the settings minedit_taskset_reward uses: the MINEDIT_* environment
+        before = (scorer.stats.calls, scorer.stats.rollouts)
+        config = PluggableTaskConfig(rewards=example_rewards())
+        task = CodeTask(CodeData(idx=0, prompt="Repair the program.", info={"task_id": TASK_ID}), config)
+
+        async def main():
+            return await asyncio.gather(*(v1.run_rollout(task, [GOLD if i % 2 else CORRUPTED]) for i in range(32)))
+
+        traces = asyncio.run(main())
+        self.assertEqual(sorted(t.rewards["minedit"].score for t in traces), [-0.2] * 16 + [0.1] * 16)
+        calls, rollouts = scorer.stats.calls - before[0], scorer.stats.rollouts - before[1]
+        self.assertEqual(rollouts, 32)
+        self.assertLessEqual(calls, 4, scorer.stats)
+        print(f"v1 plugged reward: 32 traces in {calls} ScoreBatch call(s)")
 
 
 if __name__ == "__main__":

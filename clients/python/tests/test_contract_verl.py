@@ -22,9 +22,8 @@ import os
 import pickle
 import random
 import re
-import subprocess
+import socket
 import sys
-import tempfile
 import unittest
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -32,8 +31,9 @@ from functools import partial
 import numpy as np
 import yaml
 
+from contract_support import script_argv
 from support import BROKEN_INLINE_TASK, CORRUPTED, GOLD, INFRA_TASK_ID, TARGET, TASK_ID, TASKS, TOKEN, fence
-from minedit_client import MineditClient, Rollout
+from minedit_client import MineditClient, Rollout, _adapt, settings_from_env
 from minedit_client import verl as minedit_verl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -400,6 +400,50 @@ def run_reward_loop(test, fn_name, workers=8, per_worker=64):
     return data, reports, results, calls
 
 
+class ReplayBufferV09:
+    """What happens to one prompt group after its sessions settle, at v0.9.0 483b8a00:
+    verl/trainer/ppo/v1/agent_loop_tq.py ``_run_prompt`` (gather(return_exceptions=True); a session that
+    raised puts no trajectory in TransferQueue; the prompt's status is ``failure`` when any session raised,
+    else ``finished``) and verl/trainer/ppo/v1/replay_buffer.py: ``ReplayBuffer._terminal_eviction_reasons``
+    (sync: failed groups are evicted only with ``sync_refill_failed_groups`` AND when none of their
+    trajectories materialized), ``ReplayBufferAsync._terminal_eviction_reasons`` (async modes: every failed
+    group is evicted), ``_sampleable_terminal_keys`` and ``_evict_terminal_groups`` (evicted groups are
+    cleared and refilled with exactly as many fresh prompts)."""
+
+    def __init__(self, trainer_mode, sync_refill_failed_groups=False):
+        self.trainer_mode = trainer_mode
+        self.sync_refill_failed_groups = sync_refill_failed_groups
+        self.finished_keys, self.failure_keys = set(), set()
+        self.partitions = {}  # "{uid}_{session_id}_{index}" -> reward of the trajectory
+        self.refilled = 0
+
+    def settle_prompt(self, uid, session_outcomes):
+        for session_id, outcome in enumerate(session_outcomes):
+            if not isinstance(outcome, BaseException):
+                self.partitions[f"{uid}_{session_id}_0"] = outcome["reward_score"]
+        failed = any(isinstance(o, BaseException) for o in session_outcomes)
+        (self.failure_keys if failed else self.finished_keys).add(uid)
+
+    def _failed_uids(self):
+        if self.trainer_mode != "sync":
+            return set(self.failure_keys)  # ReplayBufferAsync
+        if not self.sync_refill_failed_groups:
+            return set()
+        materializable_uids = {key.split("_")[0] for key in self.partitions}
+        return self.failure_keys - materializable_uids
+
+    def sampleable(self):
+        evicted = self._failed_uids()
+        self.refilled += len(evicted)
+        keep = (self.finished_keys | self.failure_keys) - evicted
+        trained = {}
+        for key, reward in sorted(self.partitions.items()):
+            uid = key.split("_")[0]
+            if uid in keep:
+                trained.setdefault(uid, []).append(reward)
+        return trained
+
+
 class V090NaiveRewardLoopTest(unittest.TestCase):
     """Mirrors verl/experimental/reward_loop/reward_manager/naive.py NaiveRewardManager.run_single and
     verl/experimental/reward_loop/reward_loop.py RewardLoopWorker (8 workers) at v0.9.0 483b8a00 (the
@@ -453,13 +497,43 @@ class V090NaiveRewardLoopTest(unittest.TestCase):
         custom = self.run_sessions([INFRA_TASK_ID], infra_error_score=-0.5)
         self.assertEqual(custom[0]["reward_score"], -0.5)
 
-    def test_raise_drops_only_that_trajectory_on_v1(self) -> None:
-        outcomes = self.run_sessions([TASK_ID, INFRA_TASK_ID, TASK_ID], on_infra_error="raise")
-        errors = [o for o in outcomes if isinstance(o, BaseException)]
-        kept = [o for o in outcomes if not isinstance(o, BaseException)]
-        self.assertEqual(len(errors), 1)
-        self.assertIsInstance(errors[0], minedit_verl.InfraError)
-        self.assertEqual([o["reward_score"] for o in kept], [0.1, 0.1])
+    def test_raise_on_v1_sync_masks_that_sample_and_on_v1_async_replaces_the_group(self) -> None:
+        # Two prompts of n=3 sessions: one whose sessions all score, one with an INFRA_ERROR session.
+        clean = self.run_sessions([TASK_ID, TASK_ID, TASK_ID], on_infra_error="raise")
+        broken = self.run_sessions([TASK_ID, INFRA_TASK_ID, TASK_ID], on_infra_error="raise")
+        self.assertIsInstance(broken[1], minedit_verl.InfraError)
+        groups = {"clean": clean, "broken": broken}
+        for mode, expected in (
+            ("sync", {"clean": [0.1] * 3, "broken": [0.1, 0.1]}),
+            ("colocate_async", {"clean": [0.1] * 3}),
+            ("separate_async", {"clean": [0.1] * 3}),
+        ):
+            for refill in (False, True):
+                with self.subTest(mode=mode, sync_refill_failed_groups=refill):
+                    buffer = ReplayBufferV09(mode, sync_refill_failed_groups=refill)
+                    for uid, outcomes in groups.items():
+                        buffer.settle_prompt(uid, outcomes)
+                    trained = buffer.sampleable()
+                    self.assertEqual(trained, expected)
+                    # The sample that raised is never trained on, with any reward: no made-up signal.
+                    self.assertEqual(sum(len(v) for v in trained.values()), sum(len(v) for v in expected.values()))
+                    # Async modes refill exactly the groups they evicted with fresh prompts.
+                    self.assertEqual(buffer.refilled, 0 if mode == "sync" else 1)
+
+    def test_the_legacy_agent_loop_stops_on_a_raise(self) -> None:
+        """verl/experimental/agent_loop/agent_loop.py at v0.9.0 (trainer.use_v1=false; the same in 0.7.1 and
+        0.8.0): ``await asyncio.gather(*tasks)`` without return_exceptions."""
+        tokenizer = Tokenizer()
+        data = make_batch(tokenizer, [(g, [GOLD]) for g in (TASK_ID, INFRA_TASK_ID)])
+        config = reward_config("compute_score")
+        config["reward"]["custom_reward_function"]["reward_kwargs"]["on_infra_error"] = "raise"
+
+        async def main():
+            manager = NaiveRewardManagerV09(config, tokenizer, get_custom_reward_fn_v09(config))
+            return await asyncio.gather(*(manager.run_single(data[i : i + 1]) for i in range(len(data))))
+
+        with self.assertRaises(minedit_verl.InfraError):
+            asyncio.run(main())
 
     def test_an_unreachable_server_counts_as_infra_error(self) -> None:
         with self.assertLogs("minedit_client.verl", "WARNING") as logs:
@@ -562,6 +636,62 @@ class V090RateLimitedRewardManagerTest(unittest.TestCase):
         timed_out, scored = outputs[0::2], outputs[1::2]
         self.assertTrue(all(o["reward_extra_info"].get("timeout") for o in timed_out))
         self.assertEqual([o["reward_score"] for o in scored], [0.1] * 4 + [-0.2] * 4)
+
+    def test_a_stalled_server_is_answered_by_minedit_before_verls_timeout_with_the_same_keys(self) -> None:
+        # A server that accepts connections and never answers: the gRPC call waits for its deadline.
+        tokenizer = Tokenizer()
+        data = make_batch(tokenizer, [(TASK_ID, [GOLD] * 3)])
+        with socket.socket() as stalled:
+            stalled.bind(("127.0.0.1", 0))
+            stalled.listen(16)
+            config = reward_config("compute_score", max_concurrent=64, timeout=4.0)
+            kwargs = config["reward"]["custom_reward_function"]["reward_kwargs"]
+            kwargs.update(minedit_target=f"127.0.0.1:{stalled.getsockname()[1]}", minedit_timeout=1.0)
+
+            async def main():
+                manager = RateLimitedRewardManagerV09(config, tokenizer, get_custom_reward_fn_v09(config))
+                return await asyncio.gather(*(manager.run_single(data[i : i + 1]) for i in range(len(data))))
+
+            with self.assertLogs("minedit_client.verl", "WARNING"):
+                outputs = asyncio.run(main())
+        infos = [o["reward_extra_info"] for o in outputs]
+        # minedit answered (no "timeout"/"acc" of verl's substitute): the failure reward, flagged.
+        self.assertEqual([o["reward_score"] for o in outputs], [-0.2] * 3)
+        self.assertTrue(all(set(info) == KEYS for info in infos), infos)
+        self.assertEqual({(i["infra_error"], i["call_failed"]) for i in infos}, {(1.0, 1.0)})
+        # ...so verl's key collection over the step works (a sample scored normally has the same keys).
+        normal = reward_config("compute_score", max_concurrent=64, timeout=300.0)
+        scored = asyncio.run(run_rate_limited(normal, tokenizer, data))
+        collected = collect_reward_extra_info_v09(infos + [scored["reward_extra_info"]])
+        self.assertEqual(list(collected["call_failed"]), [1.0, 1.0, 1.0, 0.0])
+
+    def test_verls_own_timeout_would_break_the_key_set_so_the_default_deadline_is_shorter(self) -> None:
+        # What verl substitutes when minedit does not answer in time, and why that must not happen.
+        tokenizer = Tokenizer()
+        data = make_batch(tokenizer, [(TASK_ID, [GOLD])])
+        config = reward_config("compute_score", max_concurrent=1, timeout=0.0)
+        substitute = asyncio.run(run_rate_limited(config, tokenizer, data))
+        self.assertEqual(substitute["reward_score"], 0.0)
+        with self.assertRaises(KeyError):
+            collect_reward_extra_info_v09([dict.fromkeys(KEYS, 0.0), substitute["reward_extra_info"]])
+        self.assertLess(settings_from_env()["timeout"], 300.0)  # verl's reward.timeout default
+        client = _adapt._new_client(None, None, None)  # the client minedit_verl.coalescing_scorer sends with
+        try:
+            self.assertLess(client.default_timeout, 300.0)
+        finally:
+            client.close()  # no open channel may survive into the forked process pools of later tests
+
+
+async def run_rate_limited(config, tokenizer, data):
+    """The first sample of ``data`` through a RateLimitedRewardManagerV09 made in the running loop."""
+    return await RateLimitedRewardManagerV09(config, tokenizer, get_custom_reward_fn_v09(config)).run_single(data[0:1])
+
+
+def collect_reward_extra_info_v09(infos):
+    """verl/experimental/agent_loop/agent_loop.py at v0.9.0 483b8a00 (_postprocess): the keys of the FIRST
+    sample's reward_extra_info, then ``info[key]`` of every sample (a missing key raises KeyError)."""
+    keys = list(infos[0].keys())
+    return {key: np.array([info[key] for info in infos]) for key in keys}
 
 
 # ---- verl 0.6.x: legacy managers in the sync rollout mode (verl/workers/reward_manager/) ---------------
@@ -823,22 +953,6 @@ class V061RewardLoopTest(LegacyLoaderCase):
 # ---- the example command lines against each version's config -------------------------------------------
 
 
-def script_argv(script, **env):
-    """The arguments the example script gives ``python3``, after the shell's expansions: the script runs
-    with a stand-in python3 first on PATH that records them."""
-    with tempfile.TemporaryDirectory() as tmp:
-        shim = os.path.join(tmp, "python3")
-        with open(shim, "w") as f:
-            f.write('#!/bin/sh\nfor a in "$@"; do printf \'%s\\0\' "$a"; done > "$ARGV_OUT"\n')
-        os.chmod(shim, 0o755)
-        out = os.path.join(tmp, "argv")
-        run_env = {k: v for k, v in os.environ.items() if k not in ("TRAIN_FILES", "VAL_FILES", "MODEL", "GPUS")}
-        run_env.update(PATH=tmp + os.pathsep + os.environ.get("PATH", ""), ARGV_OUT=out, **env)
-        subprocess.run(["bash", os.path.join(EXAMPLES, script)], env=run_env, check=True, timeout=60)
-        with open(out, "rb") as f:
-            return [a.decode() for a in f.read().split(b"\0")[:-1]]
-
-
 def hydra_value(text):
     """An override's value as Hydra reads the simple ones: quoted string, null, bool, int, float, string."""
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
@@ -929,7 +1043,7 @@ class ExampleCommandLineTest(LegacyLoaderCase):
 
     def test_run_grpo_on_verl_0_7_1_to_0_9(self) -> None:
         for gpus in ("1", "8"):
-            argv = script_argv("run_grpo.sh", GPUS=gpus)
+            argv = script_argv(os.path.join(EXAMPLES, "run_grpo.sh"), GPUS=gpus)
             self.assertEqual(argv[:2], ["-m", "verl.trainer.main_ppo"])
             overrides = argv[2:]
             # The legacy top-level keys are silently ignored by main_ppo on 0.9: never use them.
@@ -951,7 +1065,7 @@ class ExampleCommandLineTest(LegacyLoaderCase):
 
     def test_run_grpo_v0_6_on_verl_0_6_1(self) -> None:
         for gpus in ("1", "8"):
-            argv = script_argv("run_grpo_v0.6.sh", GPUS=gpus)
+            argv = script_argv(os.path.join(EXAMPLES, "run_grpo_v0.6.sh"), GPUS=gpus)
             self.assertEqual(argv[:2], ["-m", "verl.trainer.main_ppo"])
             config = apply_overrides(self, load_fixture("v0.6.1"), argv[2:])
             self.assertNotIn("reward", config)

@@ -8,6 +8,8 @@ clients/python/environments/minedit_repair (id "minedit-repair"); this script ch
     # PRIME-RL v0.8 (v0 env via the bridge):   prime-rl-v0.8-legacy.toml
     # PRIME-RL v0.6 / v0.7 (v0 env):           prime-rl-v0.6-v0.7.toml
     # PRIME-RL v0.5 (v0 env):                  prime-rl-v0.5.toml
+    # minedit as a reward of ANOTHER v1 taskset (verifiers HEAD, TaskConfig.rewards): prime-rl-plugged-reward.toml,
+    #                                          minedit_hooks.py (task id in another field)
     # vf-eval (verifiers 0.1.x):  vf-eval minedit-repair -a '{"dataset_path": "data/grpo"}'
 
 --check needs neither verifiers nor a model: it scores the gold repairs of the demo tasks through the v0

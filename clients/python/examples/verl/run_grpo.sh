@@ -10,7 +10,10 @@
 # in flight into a few ScoreBatch calls. An INFRA_ERROR sample scores -0.2 (the failure reward) with
 # infra_error=1; on verl >= 0.9 (V1 trainer, the default) add
 #   +reward.custom_reward_function.reward_kwargs.on_infra_error=raise
-# to drop such a trajectory instead (it crashes training on 0.7.x / 0.8.x).
+# to leave such a sample out instead (trainer.v1.trainer_mode=sync: that sample; the async modes drop and
+# replace its whole prompt group); it crashes training on 0.7.x / 0.8.x.
+# Each scoring call has a deadline (minedit_timeout, 240 s) below verl's reward.timeout (300 s), so a
+# stalled server is answered by minedit (-0.2, infra_error=1) before verl substitutes 0.0.
 # The server's address goes in as a reward kwarg (it reaches every Ray worker); MINEDIT_TOKEN, if the
 # server needs one, from the environment (kept out of the config that verl prints).
 set -euo pipefail
@@ -30,4 +33,5 @@ python3 -m verl.trainer.main_ppo \
   reward.custom_reward_function.path=pkg://minedit_client.verl \
   reward.custom_reward_function.name=compute_score \
   "+reward.custom_reward_function.reward_kwargs.minedit_target='${MINEDIT_TARGET}'" \
+  "+reward.custom_reward_function.reward_kwargs.minedit_timeout=${MINEDIT_TIMEOUT:-240}" \
   trainer.n_gpus_per_node="${GPUS:-1}" trainer.nnodes=1 trainer.total_epochs=1 "$@"

@@ -26,4 +26,5 @@ python3 -m verl.trainer.main_ppo \
   custom_reward_function.path="$here/minedit_reward.py" \
   custom_reward_function.name=compute_score_batch \
   "+custom_reward_function.reward_kwargs.minedit_target='${MINEDIT_TARGET}'" \
+  "+custom_reward_function.reward_kwargs.minedit_timeout=${MINEDIT_TIMEOUT:-240}" \
   trainer.n_gpus_per_node="${GPUS:-1}" trainer.nnodes=1 trainer.total_epochs=1 "$@"
