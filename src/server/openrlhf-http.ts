@@ -290,32 +290,31 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
     deadline: number,
     requestBudgetMs: number,
   ): Promise<RolloutOutput[]> => {
-    for (;;) {
-      const remaining = deadline - Date.now();
-      const budget = AbortSignal.timeout(Math.max(1, remaining));
+    let full = false;
+    for (let remaining = deadline - Date.now(); remaining > 0; remaining = deadline - Date.now()) {
+      const budget = AbortSignal.timeout(remaining);
       try {
-        if (remaining <= 0) throw budget.reason;
         return await coalescer.score(samples, AbortSignal.any([signal, budget]));
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         const retryMs = isMineditError(error) ? error.retryAfterMs : undefined;
-        if (!budget.aborted && remaining > 0 && retryMs === undefined) throw error;
-        if (retryMs !== undefined && Date.now() + retryMs < deadline) {
-          stats.overloadWaits += 1;
-          await sleep(retryMs, undefined, { signal }).catch(() => {});
-          continue;
-        }
-        stats.overBudget += samples.length;
-        stats.infraErrors += samples.length;
-        log(
-          `minedit openrlhf endpoint: ${plural(samples.length, "sample")} not scored within the request budget ` +
-            `(server.openrlhfRequestBudgetMs = ${requestBudgetMs} ms${retryMs === undefined ? "" : ", the server stayed full"}): ` +
-            `answered INFRA_ERROR (reward ${infraErrorReward}); size the server for the load (docs/trainers.md#openrlhf); ` +
-            `${stats.overBudget} since start`,
-        );
-        return overBudget(samples, requestBudgetMs);
+        if (retryMs === undefined && !budget.aborted) throw error;
+        full = retryMs !== undefined;
+        if (retryMs === undefined || Date.now() + retryMs >= deadline) break;
+        stats.overloadWaits += 1;
+        await sleep(retryMs, undefined, { signal }).catch(() => {});
       }
     }
+    if (signal.aborted) throw signal.reason;
+    stats.overBudget += samples.length;
+    stats.infraErrors += samples.length;
+    log(
+      `minedit openrlhf endpoint: ${plural(samples.length, "sample")} not scored within the request budget ` +
+        `(server.openrlhfRequestBudgetMs = ${requestBudgetMs} ms${full ? ", the server stayed full" : ""}): ` +
+        `answered INFRA_ERROR (reward ${infraErrorReward}); size the server for the load (docs/trainers.md#openrlhf); ` +
+        `${stats.overBudget} since start`,
+    );
+    return overBudget(samples, requestBudgetMs);
   };
 
   const sendError = (
