@@ -48,6 +48,8 @@ describe("parseConfig defaults", () => {
         maxReceiveMessageBytes: 64 * 1024 * 1024,
         openrlhfCoalesceMs: 20,
         openrlhfCoalesceMaxRollouts: 512,
+        // Below OpenRLHF's fixed 180 s request timeout (openrlhf/utils/agent.py, v0.11.0).
+        openrlhfRequestBudgetMs: 150_000,
         logLevel: "info",
         drainTimeoutMs: 10_000,
         maxQueuedRollouts: 16_384,
@@ -153,6 +155,7 @@ describe("parseConfig defaults", () => {
       maxReceiveMessageBytes: 64 * 1024 * 1024,
       openrlhfCoalesceMs: 20,
       openrlhfCoalesceMaxRollouts: 512,
+      openrlhfRequestBudgetMs: 150_000,
       logLevel: "info",
       drainTimeoutMs: 10_000,
       maxQueuedRollouts: 16_384,
