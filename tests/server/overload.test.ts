@@ -125,10 +125,14 @@ describe("overload", () => {
 });
 
 describe("overload on the OpenRLHF endpoint", () => {
-  test("429 with Retry-After and retry-after-ms", async () => {
+  test("without a request budget: 429 with Retry-After and retry-after-ms", async () => {
     const scorer = new HoldingFakeScorer();
     const admission = new Admission(scorer, { maxQueuedRollouts: 1, retryAfterMs: 2500 });
-    const config = { ...ServerConfigSchema.parse({ port: 0, openrlhfCoalesceMs: 0 }), openrlhfPort: 0 };
+    // With the default budget a full server is waited for instead (tests/server/openrlhf-http.test.ts).
+    const config = {
+      ...ServerConfigSchema.parse({ port: 0, openrlhfCoalesceMs: 0, openrlhfRequestBudgetMs: 0 }),
+      openrlhfPort: 0,
+    };
     const http = await startOpenRlhfServer({ config, scorer: admission, log: () => {} });
     try {
       const post = () =>
