@@ -14,7 +14,7 @@ import type { DistanceScope, RewardConfig } from "../config.js";
 import type { AnalyzedProgramCache } from "./analyzed-program-cache.js";
 import { TokenBaseline } from "./distance.js";
 import { extractProgram } from "./extract-program.js";
-import { type AnalyzedProgram, analyzeProgram } from "./normalize.js";
+import { type AnalyzedProgram, analyzeProgram, type NormalizedProgram } from "./normalize.js";
 import { PySyntaxError } from "./python/syntax-error.js";
 import { TokenizeError } from "./python/tokenize.js";
 import { computeReward, excessEditDistance, type RewardComponents, type Verdict } from "./reward.js";
@@ -56,7 +56,8 @@ export function prepareTask(corrupted: string, gold: string, scope: DistanceScop
     scope,
     corruptedTokens: corruptedProgram.tokens,
     corrupted: baseline,
-    dGold: baseline.normalizedDistance(goldProgram.tokens),
+    dGold:
+      emptyScopeDistance(corruptedProgram, goldProgram) ?? baseline.normalizedDistance(goldProgram.tokens),
     goldCc: goldProgram.cognitiveComplexity,
     known: [
       { source: corrupted, analyzed: corruptedProgram },
@@ -148,11 +149,12 @@ export function scoreProgram(
   }
   // M tokenized exactly as C or G (the same array) is at distance 0 or d(G, C) from C: no need to count.
   const dModel =
-    model.tokens === corrupted.analyzed.tokens
+    emptyScopeDistance(model, corrupted.analyzed) ??
+    (model.tokens === corrupted.analyzed.tokens
       ? 0
       : model.tokens === gold.analyzed.tokens
         ? task.dGold
-        : task.corrupted.normalizedDistance(model.tokens);
+        : task.corrupted.normalizedDistance(model.tokens));
   const components: RewardComponents = {
     dModel,
     dGold: task.dGold,
@@ -161,6 +163,14 @@ export function scoreProgram(
   };
   const outcome = computeReward(executionVerdict, components, config);
   return { verdict: executionVerdict, ...outcome, detail: "", normalizedProgram: model.normalized };
+}
+
+/**
+ * 0 when either program's scope text is empty (the paper's zero metrics; normalize.ts
+ * `scopedNormalizedDistance`), else null: the distance is then counted against the token baseline.
+ */
+function emptyScopeDistance(a: NormalizedProgram, b: NormalizedProgram): number | null {
+  return a.emptyScope === true || b.emptyScope === true ? 0 : null;
 }
 
 function failure(verdict: Verdict, detail: string, config: RewardConfig): RolloutScore {

@@ -6,8 +6,8 @@
  * Definitions (the paper states them loosely; these are ours, documented so the numbers can be checked):
  * - Distances are those of the reward (SPEC §2.3), on whole normalized programs: tokens(X) of norm(X).
  *   Gold token edit distance = Levenshtein(tokens(G), tokens(C)); normalized gold distance d(G, C) = that
- *   divided by the longer token count; the same over function bodies (SPEC §2.3 scope `function_body`:
- *   from the first statement of the first `def`, docstring dropped, to the end), which is how the paper's
+ *   divided by the longer token count; the same over function bodies (scope `function_body`, the paper's
+ *   `extract_function_body`: see normalize.ts and docs/reward.md "Distance and scope"), which is how the paper's
  *   Table 8 normalizes ("between the corrupted and canonical function bodies"); gold line edit distance = Levenshtein over the lines of norm(G) and
  *   norm(C), each line one symbol (a changed line costs 1).
  * - Functions: every `def` of norm(G) that is not nested inside another `def` (top-level functions and
@@ -30,7 +30,7 @@
 import type { Node } from "web-tree-sitter";
 import type { FamilyDomain } from "./corruption/types.js";
 import { tokenLevenshtein } from "./distance.js";
-import { normalizeProgram, normalizePython } from "./normalize.js";
+import { normalizeProgram, normalizePython, scopedNormalizedDistance } from "./normalize.js";
 import { pythonParser } from "./python/grammar.js";
 import { pythonTokensWithOffsets } from "./python/tokenize.js";
 
@@ -319,13 +319,12 @@ function measureTask(task: StatsTask): TaskMeasures | null {
   const corruptedTokens = pythonTokensWithOffsets(corrupted).tokens;
   const tokenEdits = tokenLevenshtein(goldTokens, corruptedTokens);
   const longest = Math.max(goldTokens.length, corruptedTokens.length);
-  const goldBody = normalizeProgram(task.gold, "function_body").tokens;
-  const corruptedBody = normalizeProgram(task.corrupted, "function_body").tokens;
-  const longestBody = Math.max(goldBody.length, corruptedBody.length);
+  const goldBody = normalizeProgram(task.gold, "function_body");
+  const corruptedBody = normalizeProgram(task.corrupted, "function_body");
   return {
     tokenEdits,
     normalized: longest === 0 ? 0 : tokenEdits / longest,
-    bodyNormalized: longestBody === 0 ? 0 : tokenLevenshtein(goldBody, corruptedBody) / longestBody,
+    bodyNormalized: scopedNormalizedDistance(goldBody, corruptedBody),
     lineEdits: tokenLevenshtein(gold.split("\n"), corrupted.split("\n")),
     functions: functionMeasures(task.gold),
   };

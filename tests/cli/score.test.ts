@@ -314,12 +314,13 @@ describe("reward options", () => {
     expect(byId(score(fixture("rollouts.jsonl"), "--failure-reward=-0.5")).get("empty")?.reward).toBe(-0.5);
   });
 
-  it("--scope function_body measures from the first statement of the first def (hand-counted)", () => {
+  it("--scope function_body measures from the def line of the first def, as the paper does (hand-counted)", () => {
     const rows = byId(score(fixture("rollouts.jsonl"), "--scope", "function_body"));
-    // Body tokens: return a - b NEWLINE (5). Gold: 1 edit; x/y rename: 3 edits.
-    expect(rows.get("perfect")).toMatchObject({ d_gold: 1 / 5, d_model: 1 / 5, reward: 0.1 });
-    expect(rows.get("overedit-bare")).toMatchObject({ d_model: 3 / 5, excess: 3 / 5 - 1 / 5 });
-    expect(rows.get("overedit-bare")?.reward).toBe(0.1 - (3 / 5 - 1 / 5));
+    // No docstring, so the body starts at the def line: def add ( a , b ) : NEWLINE return a - b
+    // NEWLINE (14). Gold: 1 edit; the x/y rename: 5 edits (2 in the def line, 3 in the return).
+    expect(rows.get("perfect")).toMatchObject({ d_gold: 1 / 14, d_model: 1 / 14, reward: 0.1 });
+    expect(rows.get("overedit-bare")).toMatchObject({ d_model: 5 / 14, excess: 5 / 14 - 1 / 14 });
+    expect(rows.get("overedit-bare")?.reward).toBe(0.1 - (5 / 14 - 1 / 14));
   });
 });
 

@@ -1,53 +1,16 @@
 /**
- * normalizeProgram / programTokens: the two distance scopes of SPEC §2.3, checked against an
- * independent CPython implementation of the same definition (positions from `ast` on norm(X)).
+ * normalizeProgram / programTokens: the two distance scopes, checked against CPython: `function_body` by
+ * tests/oracle/paper_body_scope.py (the over-editing paper's body extraction, our restatement).
  */
 import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { normalizeProgram, programTokens } from "../../src/core/normalize.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { PySyntaxError } from "../../src/core/python/syntax-error.js";
 
-/** CPython: tokens of norm(X) from the first statement of the first def (BFS, docstring dropped). */
-const FUNCTION_BODY_ORACLE = `
-import ast, io, json, sys, tokenize
-DROP = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
-def first_def(body):
-    level = list(body)
-    while level:
-        nxt = []
-        for s in level:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                return s
-            for field in ("body", "orelse", "finalbody"):
-                nxt.extend(getattr(s, field, []) or [])
-            for h in getattr(s, "handlers", []) or []:
-                nxt.extend(h.body)
-            for c in getattr(s, "cases", []) or []:
-                nxt.extend(c.body)
-        level = nxt
-    return None
-out = []
-for source in json.load(sys.stdin):
-    norm = ast.unparse(ast.parse(source))
-    toks = [t for t in tokenize.generate_tokens(io.StringIO(norm).readline) if t.type not in DROP]
-    tree = ast.parse(norm)
-    fn = first_def(tree.body)
-    if fn is None:
-        out.append([t.string for t in toks]); continue
-    body = fn.body
-    doc = isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
-    if doc and len(body) == 1:
-        end = (body[0].end_lineno, body[0].end_col_offset)
-        rest = [t for t in toks if t.start >= end]
-        out.append([t.string for t in rest[1:]]); continue  # drop the docstring's NEWLINE
-    start_stmt = body[1] if doc else body[0]
-    start = (start_stmt.lineno, start_stmt.col_offset)
-    if start_stmt.decorator_list if hasattr(start_stmt, "decorator_list") else False:
-        start = (start_stmt.decorator_list[0].lineno, start_stmt.decorator_list[0].col_offset - 1)
-    out.append([t.string for t in toks if t.start >= start])
-json.dump(out, sys.stdout)
-`;
+/** The paper's body scope by CPython (tests/oracle/paper_body_scope.py, our restatement of its rules). */
+const BODY_ORACLE = fileURLToPath(new URL("../oracle/paper_body_scope.py", import.meta.url));
 
 const PROGRAMS = [
   "def f(x):\n    '''Doc.'''\n    return x + 1\n",
@@ -60,20 +23,31 @@ const PROGRAMS = [
   "def a():\n    def b():\n        return 1\n    return b\ndef c():\n    return 2\n",
 ];
 
-let expected: string[][];
+let expected: { body: string; tokens: string[] }[];
 
 beforeAll(async () => {
   await loadPythonGrammar();
-  const run = spawnSync("python3", ["-c", FUNCTION_BODY_ORACLE], { input: JSON.stringify(PROGRAMS) });
+  const input = PROGRAMS.map((a, i) => JSON.stringify({ id: String(i), a, b: a })).join("\n");
+  const run = spawnSync("python3", [BODY_ORACLE], { input });
   if (run.status !== 0) throw new Error(run.stderr.toString());
-  expected = JSON.parse(run.stdout.toString()) as string[][];
+  expected = run.stdout
+    .toString()
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const record = JSON.parse(line) as { body_a: string; tokens_a: string[] };
+      return { body: record.body_a, tokens: record.tokens_a };
+    });
 });
 
 describe("scopes", () => {
   test.each(PROGRAMS.map((p, i) => [i, p] as const))(
-    "function_body tokens of program %i match CPython",
+    "function_body tokens of program %i match the paper's extraction under CPython",
     (i, p) => {
-      expect(programTokens(p, "function_body")).toEqual(expected[i]);
+      const oracle = expected[i];
+      const body = normalizeProgram(p, "function_body");
+      expect(body.tokens).toEqual(oracle?.tokens);
+      expect(body.emptyScope === true).toBe(oracle?.body === "");
     },
   );
 
