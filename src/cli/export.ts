@@ -140,6 +140,7 @@ Options:
   --style STYLE       row style of the format (see Formats)
   --prompt STYLE      ${PROMPT_STYLES.join(" | ")}: the paper's generic request, or with the preservation clause
                       "but keep as much of the original code as possible" (default: ${DEFAULTS.prompt});
+                      paper-* are the authors' evaluation prompts byte for byte (docs/eval.md)
                       for rsft/dpo, give the prompt the candidates were sampled with
   --splits SPEC       splits by problem, e.g. train=0.9,test=0.1 (weights sum to 1; default: ${DEFAULTS.splits}).
                       A problem's split is a hash of (seed, problem_id): all variants of a problem share

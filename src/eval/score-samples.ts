@@ -8,12 +8,20 @@
  * The denominator is every task × sample index 0…n−1 of the tasks the gate served: a sample without a
  * completion is `MISSING`, one whose request failed `API_ERROR`; neither is sent to the scorer, and both
  * count as not passing. Tasks the gate refused are not scored at all (the report lists them).
+ *
+ * `NO_CODE` is decided as the over-editing paper decided it: a repair task's answer from which the
+ * paper's extractor (src/core/paper-extract.ts) takes no code — prose only, an empty block, a ```` ```py ````
+ * fence — is `NO_CODE` and not sent to the scorer. minedit's own extractor would take such prose whole and
+ * the scorer would call it `UNPARSABLE`; both fail, but the paper's outcome counts say `NO_CODE`. Every
+ * other answer keeps minedit's extraction and verdict. The end-of-turn markers minedit strips first are
+ * stripped here too: they are a trainer's decoding artefact, not part of the answer.
  */
 import type { RewardConfig } from "../config.js";
 import { tokenLevenshtein } from "../core/distance.js";
-import { extractProgram } from "../core/extract-program.js";
+import { extractProgram, stripEndOfTurn } from "../core/extract-program.js";
 import { unifiedDiffLineCount } from "../core/lint/metrics.js";
 import { analyzeProgram, programTokens } from "../core/normalize.js";
+import { paperExtractCode } from "../core/paper-extract.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import type { RolloutInput, RolloutOutput } from "../scoring/rollout.js";
 import type { EvalTask } from "./eval-task.js";
@@ -67,7 +75,9 @@ export async function scoreSamples(options: ScoreSamplesOptions): Promise<Sample
     const byIndex = options.inputs.get(task.taskId);
     for (let sample = 0; sample < options.samples; sample += 1) {
       const input = byIndex?.get(sample);
-      if (input?.status === "ok") {
+      if (input?.status === "ok" && paperFindsNoCode(task, input.completion, options.reward)) {
+        records.push(noCodeRecord(task.taskId, sample, input));
+      } else if (input?.status === "ok") {
         slots.push(records.length);
         records.push(emptyRecord(task.taskId, sample, "MISSING", ""));
         pending.push({ task, sample, input });
@@ -137,6 +147,33 @@ function emptyRecord(taskId: string, sample: number, outcome: Outcome, detail: s
     usage: null,
     request_samples: 1,
     latency_ms: null,
+  };
+}
+
+/**
+ * Whether the paper's extractor takes no code from a repair task's answer (see the module doc). Lint tasks
+ * (other languages, other prompts) and the retention suites (their benchmarks' own conventions) keep
+ * minedit's extraction.
+ */
+function paperFindsNoCode(task: EvalTask, completion: string, reward: RewardConfig): boolean {
+  return (
+    task.kind === "repair" && paperExtractCode(stripEndOfTurn(completion, reward.endOfTurnMarkers)) === ""
+  );
+}
+
+function noCodeRecord(taskId: string, sample: number, input: Pending["input"]): SampleRecord {
+  return {
+    ...emptyRecord(
+      taskId,
+      sample,
+      "NO_CODE",
+      "no code by the paper's rule: the answer is not a Python program and has no ```python block",
+    ),
+    truncated: input.truncated,
+    finish_reason: input.finishReason,
+    usage: input.usage,
+    request_samples: input.requestSamples,
+    latency_ms: input.latencyMs,
   };
 }
 

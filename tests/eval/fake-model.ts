@@ -3,7 +3,8 @@
  * corrupted program the prompt shows) and answers the way a chosen behaviour says — the gold program,
  * the corrupted program unchanged, a rewrite that passes but edits more (a defensive guard: excess and
  * added CC above the gold's), a truncated answer, a reasoning model's answer after `</think>`,
- * an empty code block (NO_CODE) or prose without one (UNPARSABLE: the whole text is the candidate),
+ * an empty code block (NO_CODE) or prose without one (NO_CODE in `eval`, by the paper's extractor;
+ * UNPARSABLE where minedit's extractor alone decides, as the whole text is then the candidate),
  * or the gold reformatted (comments, which normalization removes). Generation prompts (BigCodeBench's
  * instruct prompt) are answered from a map of prompt → canonical solution.
  */

@@ -8,8 +8,13 @@
  * Assert-style tests need an entry point: `entry_point`, or else the one top-level function of the
  * canonical solution. A row whose corrupted program normalizes to the canonical one corrupts nothing and
  * is rejected.
+ *
+ * Family names the over-editing paper's rows use (`mutate_comparison_operators`, …) become minedit's
+ * (`comparison_operators`, …; src/core/corruption/paper-names.ts), so the paper's tasks get their domain
+ * and category; other names are kept as written.
  */
 import { z } from "zod";
+import { familyFromSourceName } from "../../core/corruption/paper-names.js";
 import { normalizePython } from "../../core/normalize.js";
 import type { FunctionDef } from "../../core/python/ast.js";
 import { optionalField, requiredField } from "../../core/task-file.js";
@@ -44,7 +49,7 @@ export function importCorrupted(row: SourceRow): Problem {
       "corrupted_solution",
     );
   }
-  const families = mutationFamilies(row);
+  const families = mutationFamilies(row).map(familyFromSourceName);
   const code = requiredText(row, "test_code");
   const testModule = parseTestCode(code, "test_code");
   const style = testStyleOf(testModule);
