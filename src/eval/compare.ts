@@ -12,7 +12,11 @@
  *   (with n > 1 those pairs are not independent: then the bootstrap interval, which resamples problems,
  *   is the one to read) — with Holm-adjusted p-values across the families of each family set;
  * - excess and added CC (paper visitor) deltas over the tasks both runs repair ("joint passing": each
- *   task's mean over its passing samples, in each run), with paired bootstrap intervals;
+ *   task's mean over its passing samples, in each run), with paired bootstrap intervals, and two-sided
+ *   Wilcoxon signed-rank and sign-test p-values of the per-task differences (as scipy 1.10.1 computes
+ *   them); the over-edit share (passing samples with e > 0) per joint-passing task the same way, with an
+ *   interval only. Pass@1 keeps the exact McNemar test: its per-task differences with one sample are
+ *   −1/0/+1, on which the sign test IS McNemar's test and a signed-rank test would only rank ties;
  * - the minimum detectable effect of each at α and power for this task count: the pass-rate MDE from the
  *   observed discordant rate (Connor 1987), the mean MDEs from the observed SD of the per-task deltas.
  *
@@ -24,12 +28,16 @@ import { mcnemarExact } from "../core/eval/mcnemar.js";
 import { holmAdjust } from "../core/eval/multiple-testing.js";
 import { meanDifference, pairedTable, riskDifference } from "../core/eval/paired-effects.js";
 import { mdePairedMean, mdePairedProportion } from "../core/eval/power.js";
+import { signTest } from "../core/eval/sign-test.js";
+import { wilcoxonSignedRank } from "../core/eval/signed-rank.js";
 import { familyCombination } from "./eval-task.js";
+import { overEdited } from "./metrics.js";
 import type { SampleRecord, TaskRecord } from "./records.js";
 import {
   COMPARE_VERSION,
   type CompareReport,
   type PairedMetrics,
+  type PairedTests,
   type RunReport,
   type Statistics,
 } from "./report-schema.js";
@@ -116,6 +124,23 @@ function standardDeviation(values: readonly number[]): number {
 
 const finiteOrNull = (value: number) => (Number.isFinite(value) ? value : null);
 
+/** The signed-rank and sign tests of per-task differences B − A; null for none. */
+function pairedTests(differences: readonly number[]): PairedTests | null {
+  if (differences.length === 0) return null;
+  const rank = wilcoxonSignedRank(differences);
+  const sign = signTest(differences);
+  return {
+    wilcoxon: {
+      n: rank.n,
+      zeros: rank.zeros,
+      statistic: rank.statistic,
+      p_value: rank.pValue,
+      method: rank.method,
+    },
+    sign: { positive: sign.positive, negative: sign.negative, ties: sign.ties, p_value: sign.pValue },
+  };
+}
+
 /** The paired metrics of one group of task pairs (Holm's p is filled in by the caller). */
 export function pairedMetrics(pairs: readonly TaskPair[], options: CompareOptions): PairedMetrics {
   const groups = byProblem(pairs);
@@ -152,6 +177,7 @@ export function pairedMetrics(pairs: readonly TaskPair[], options: CompareOption
     const deltas = joint.map((j) => j.b - j.a);
     return {
       joint,
+      tests: pairedTests(deltas),
       a: mean(joint.map((j) => j.a)),
       b: mean(joint.map((j) => j.b)),
       delta:
@@ -170,6 +196,7 @@ export function pairedMetrics(pairs: readonly TaskPair[], options: CompareOption
   };
   const excess = edit((s) => s.excess);
   const addedCc = edit((s) => s.added_cc);
+  const overEdit = edit(overEdited);
   const pairCount = outcomesA.length;
   return {
     tasks: pairs.length,
@@ -189,9 +216,14 @@ export function pairedMetrics(pairs: readonly TaskPair[], options: CompareOption
     excess_a: excess.a,
     excess_b: excess.b,
     excess_delta: excess.delta,
+    excess_tests: excess.tests,
     added_cc_a: addedCc.a,
     added_cc_b: addedCc.b,
     added_cc_delta: addedCc.delta,
+    added_cc_tests: addedCc.tests,
+    over_edit_a: overEdit.a,
+    over_edit_b: overEdit.b,
+    over_edit_delta: overEdit.delta,
     mde: {
       pass:
         pairCount === 0
@@ -199,6 +231,7 @@ export function pairedMetrics(pairs: readonly TaskPair[], options: CompareOption
           : finiteOrNull(mdePairedProportion(pairCount, test.discordant / pairCount, options)),
       excess: excess.mde,
       added_cc: addedCc.mde,
+      over_edit: overEdit.mde,
     },
   };
 }

@@ -8,8 +8,8 @@
  *   averaged over tasks. A sample that is an API error, missing, truncated, NO_CODE, UNPARSABLE, a sandbox
  *   fault or any failing verdict is a non-passing sample of its task, never left out. Tasks the ground-truth
  *   gate refused are not evaluated: the report lists them, and says how many.
- * - Excess, added CC (paper visitor), the share of minimal repairs (e ≤ 0) and token edits are means over
- *   the passing samples, pooled (each passing repair weighs one, as the paper's "averaged over passing
+ * - Excess, added CC (paper visitor), the shares of minimal (e ≤ 0) and over-edited (e > 0) repairs and
+ *   token edits are means over the passing samples, pooled (each passing repair weighs one, as the paper's "averaged over passing
  *   repairs"); undefined (null) when nothing passes.
  * - Every interval resamples problems (a problem's variants are correlated), with the same seed for every
  *   metric, so the intervals of one run are computed on the same resamples.
@@ -35,6 +35,11 @@ function meanOver(items: readonly TaskSamples[], value: (s: SampleRecord) => num
     if (v !== null) values.push(v);
   }
   return mean(values);
+}
+
+/** 1 when a passing repair edits more than the gold (e(M) > 0), 0 when not, null without an excess. */
+export function overEdited(sample: SampleRecord): number | null {
+  return sample.excess === null ? null : sample.excess > 0 ? 1 : 0;
 }
 
 /** The metrics of one group of tasks. */
@@ -81,6 +86,9 @@ export function groupMetrics(items: readonly TaskSamples[], options: MetricsOpti
     minimal_share: boot(groups, (s) =>
       meanOver(s, (x) => (x.excess === null ? null : x.excess <= 0 ? 1 : 0)),
     ),
+    // The complement of minimal_share on the same resamples (the paper's Table 18 "Over-edit" column,
+    // defined nowhere in its code: see docs/eval.md).
+    over_edit_share: boot(groups, (s) => meanOver(s, overEdited)),
     token_edits: boot(groups, (s) => meanOver(s, (x) => x.token_edits)),
     outcomes,
     truncated,

@@ -50,6 +50,11 @@ export const GroupMetricsSchema = z.object({
   added_cc_sonar: z.number().nullable(),
   /** Share of passing samples with e(M) ≤ 0 (at most the gold's edits). */
   minimal_share: MaybeInterval,
+  /**
+   * Share of passing samples with e(M) > 0 (more edits than the gold's): the over-edit share, the
+   * complement of `minimal_share` over the same samples (passing samples without an excess count in neither).
+   */
+  over_edit_share: MaybeInterval,
   /** Mean raw token edits Levenshtein(tokens(M), tokens(C)) over passing samples. */
   token_edits: MaybeInterval,
   /** Samples per outcome (every outcome listed, zeros included); they sum to `samples`. */
@@ -125,6 +130,31 @@ export const ReportSchema = z.object({
 });
 export type Report = z.output<typeof ReportSchema>;
 
+/**
+ * Two-sided tests of the per-task paired differences B − A of an edit metric over the joint-passing
+ * tasks: the Wilcoxon signed-rank test and the sign test, both as scipy 1.10.1 computes them
+ * (src/core/eval/signed-rank.ts, sign-test.ts). Zeros (tasks where both runs agree) are dropped by both.
+ */
+export const PairedTestsSchema = z.object({
+  wilcoxon: z.object({
+    /** Non-zero differences ranked; `zeros` dropped. */
+    n: z.number().int(),
+    zeros: z.number().int(),
+    /** min(W+, W−). */
+    statistic: z.number(),
+    p_value: z.number(),
+    /** "exact" null distribution (≤ 50 differences, no zero) or tie-corrected "normal" approximation. */
+    method: z.enum(["exact", "normal"]),
+  }),
+  sign: z.object({
+    positive: z.number().int(),
+    negative: z.number().int(),
+    ties: z.number().int(),
+    p_value: z.number(),
+  }),
+});
+export type PairedTests = z.output<typeof PairedTestsSchema>;
+
 /** One paired comparison of runs A and B on a group of tasks both evaluated. Deltas are B − A. */
 export const PairedMetricsSchema = z.object({
   tasks: z.number().int(),
@@ -147,14 +177,22 @@ export const PairedMetricsSchema = z.object({
   excess_a: z.number().nullable(),
   excess_b: z.number().nullable(),
   excess_delta: MaybeInterval,
+  /** Signed-rank and sign test of the per-task excess differences (null: no joint-passing task). */
+  excess_tests: PairedTestsSchema.nullable(),
   added_cc_a: z.number().nullable(),
   added_cc_b: z.number().nullable(),
   added_cc_delta: MaybeInterval,
+  added_cc_tests: PairedTestsSchema.nullable(),
+  /** Over-edit share (passing samples with e > 0) per joint-passing task, averaged, and its paired delta. */
+  over_edit_a: z.number().nullable(),
+  over_edit_b: z.number().nullable(),
+  over_edit_delta: MaybeInterval,
   /** Minimum detectable effects at `alpha`/`power` for this task count (null: none detectable). */
   mde: z.object({
     pass: z.number().nullable(),
     excess: z.number().nullable(),
     added_cc: z.number().nullable(),
+    over_edit: z.number().nullable(),
   }),
 });
 export type PairedMetrics = z.output<typeof PairedMetricsSchema>;
