@@ -11,12 +11,21 @@ import { isMineditError } from "../errors.js";
 import { DEFAULT_RETRY_POLICY } from "../eval/backoff.js";
 import { DEFAULT_STATISTICS } from "../eval/build-report.js";
 import { runEvalCompare, runEvalReport } from "../eval/report-job.js";
-import type { Statistics } from "../eval/report-schema.js";
 import { RUN_FILES } from "../eval/run-files.js";
 import { type EvalRunRequest, EXIT_INTERRUPTED, openEvalRun, runEvalRun } from "../eval/run-job.js";
+import { defaultCandidatesRunName, defaultRunName } from "../eval/run-name.js";
 import { EVAL_APIS, type EvalApi, normalizeEndpoint, type SamplingParams } from "../eval/sampling.js";
 import { PROMPT_STYLES, type PromptStyle } from "../export/prompt.js";
 import type { StdIo } from "../io/std-io.js";
+import {
+  fraction,
+  integer,
+  oneOf,
+  STATISTICS_OPTIONS,
+  type StatisticsValues,
+  statistics,
+} from "./eval-flags.js";
+import { runStudy } from "./eval-study.js";
 import { commandFailure, EXIT, runCommand, usageError } from "./failures.js";
 import { buildConfig, numberFlag, SCORING_OPTIONS, type ScoringFlagValues } from "./scoring-flags.js";
 
@@ -30,7 +39,7 @@ const EXIT_CODES = `Exit codes:
   ${EXIT_INTERRUPTED}  interrupted (Ctrl-C); the journal keeps every finished sample: run the same command to resume`;
 
 export function evalHelp(): string {
-  return `Usage: minedit eval <run|compare|report> [options]
+  return `Usage: minedit eval <run|compare|report|study> [options]
 
 Held-out evaluation of a repair model (SPEC §6): Pass@1, excess edit distance and added cognitive
 complexity per domain (in-domain / OOD) and corruption family, with bootstrap confidence intervals by
@@ -40,6 +49,7 @@ problem; paired comparisons of two runs; JSON, Markdown and one self-contained H
   minedit eval run --tasks T.jsonl --candidates C.jsonl --out RUN       score completions made elsewhere
   minedit eval compare RUN_A RUN_B [--out DIR]                          paired comparison (B − A)
   minedit eval report RUN [RUN ...] [--out DIR]                         rebuild the report of one or more runs
+  minedit eval study RUN ... [--summary FILE] --out DIR                 many settings: the paper's study tables and figures
 
 \`minedit eval run --help\`, \`minedit eval compare --help\`, \`minedit eval report --help\`; docs/eval.md.
 `;
@@ -59,10 +69,12 @@ export function evalRunHelp(): string {
 4. Scores every sample in the bubblewrap sandbox exactly as the reward server does, and writes
    DIR/run.json, tasks.jsonl, samples.jsonl and the report (report.json, report.md, report.html).
    The denominator is every served task × n: API errors, missing samples, truncations, NO_CODE,
-   UNPARSABLE and sandbox faults count as failures and are shown as such.
+   UNPARSABLE and sandbox faults count as failures and are shown as such. NO_CODE is the paper's:
+   an answer that is not a Python program and has no \`\`\`python block (docs/eval.md).
 
 Prompts are the export's (the paper's App. A.3): --prompt generic | explicit (preservation clause);
-lint tasks get the A+L→A′ prompt, retention problems their benchmark's own prompt.
+paper-generic | paper-explicit send the authors' evaluation prompt byte for byte (docs/eval.md).
+Lint tasks get the A+L→A′ prompt, retention problems their benchmark's own prompt.
 
 Generation:
   --model NAME            model name the endpoint serves (required to generate)
@@ -101,7 +113,10 @@ Tasks and suites:
   --livecodebench-limit N its first N problems only
 
 Report:
-  --name NAME             the run's name in reports (default: the model, or the candidates file's name)
+  --name NAME             the run's name in reports (default: "MODEL · PROMPT · REASONING", e.g.
+                          "qwen3-14b · explicit · high", leaving out the generic prompt and an unset
+                          reasoning setting; with --candidates the file's name). Runs shown together
+                          (report, compare) must have distinct names
   --out DIR               the run directory (required)
   --k LIST                pass@k to report besides pass@1, e.g. 5,10 (those ≤ n; default: 5,10)
   --resamples N           bootstrap resamples (default: ${DEFAULT_STATISTICS.resamples}); --bootstrap-seed N (default: 0);
@@ -173,59 +188,6 @@ Example:
 
 ${EXIT_CODES}
 `;
-}
-
-function integer(flag: string, text: string | undefined, fallback: number, min: number): number {
-  if (text === undefined) return fallback;
-  if (!/^[+-]?\d+$/.test(text.trim()))
-    throw usage(`${flag}: expected an integer, got ${JSON.stringify(text)}`);
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < min)
-    throw usage(`${flag}: expected an integer ≥ ${min}, got ${text}`);
-  return value;
-}
-
-function fraction(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const value = numberFlag(flag, text);
-  if (!(value > 0 && value < 1)) throw usage(`${flag}: expected a number between 0 and 1, got ${text}`);
-  return value;
-}
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw usage(`${flag}: expected ${allowed.join(", ")}; got ${JSON.stringify(value)}`);
-  }
-  return value as T;
-}
-
-const STATISTICS_OPTIONS = {
-  resamples: { type: "string" },
-  "bootstrap-seed": { type: "string" },
-  level: { type: "string" },
-  k: { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-type StatisticsValues = { resamples?: string; "bootstrap-seed"?: string; level?: string; k?: string };
-
-function statistics(values: StatisticsValues): { statistics: Statistics; ks: number[] } {
-  const ks =
-    values.k === undefined ? [5, 10] : values.k.split(",").map((part) => integer("--k", part.trim(), 1, 1));
-  return {
-    statistics: {
-      ...DEFAULT_STATISTICS,
-      resamples: integer("--resamples", values.resamples, DEFAULT_STATISTICS.resamples, 1),
-      seed: integer(
-        "--bootstrap-seed",
-        values["bootstrap-seed"],
-        DEFAULT_STATISTICS.seed,
-        Number.MIN_SAFE_INTEGER,
-      ),
-      level: fraction("--level", values.level, DEFAULT_STATISTICS.level),
-    },
-    ks,
-  };
 }
 
 // ---- run ---------------------------------------------------------------------------------------------
@@ -374,7 +336,9 @@ async function runRequest(
   }
   const name =
     values.name ??
-    (source.kind === "candidates" ? (source.file.split("/").pop() ?? source.file) : (values.model as string));
+    (source.kind === "candidates"
+      ? defaultCandidatesRunName(source.file, prompt)
+      : defaultRunName(source.target.model, prompt, source.target.params));
   return {
     outDir: values.out,
     name,
@@ -474,12 +438,13 @@ export async function runEval(
     if (sub === "run") return await runRun(rest, io, env);
     if (sub === "compare") return await runCompare(rest, io);
     if (sub === "report") return await runReport(rest, io);
+    if (sub === "study") return await runStudy(rest, io);
   } catch (error) {
     if (isMineditError(error)) return commandFailure(io, `eval ${sub}`, error);
     throw error;
   }
   io.stderr.write(
-    `${sub === undefined ? "minedit eval: missing subcommand" : `minedit eval: unknown subcommand "${sub}"`} (run, compare, report)\n\n${evalHelp()}`,
+    `${sub === undefined ? "minedit eval: missing subcommand" : `minedit eval: unknown subcommand "${sub}"`} (run, compare, report, study)\n\n${evalHelp()}`,
   );
   return EXIT.usage;
 }

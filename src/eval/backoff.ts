@@ -21,15 +21,31 @@ export type RetryPolicy = {
   maxMs: number;
   /** The longest `Retry-After` honoured, in milliseconds; a longer one is waited this long. */
   maxRetryAfterMs: number;
+  /**
+   * Retries of a connection failure or 5xx while the endpoint has not answered once (absent: `retries`).
+   * A dead endpoint — refused connections, an unknown host, a proxy answering 502 — then fails its first
+   * requests within seconds instead of sitting through the full backoff, and generate.ts stops the run;
+   * once one request succeeded, such failures are transient and get every retry.
+   */
+  unprovenRetries?: number;
 };
 
-/** Defaults: 6 retries, 1 s doubling to 60 s, `Retry-After` honoured up to 10 minutes. */
+/**
+ * Defaults: 6 retries, 1 s doubling to 60 s, `Retry-After` honoured up to 10 minutes; 2 retries (at most
+ * 1 + 2 s of backoff) for connection failures and 5xx before the endpoint first answered.
+ */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   retries: 6,
   baseMs: 1000,
   maxMs: 60_000,
   maxRetryAfterMs: 600_000,
+  unprovenRetries: 2,
 };
+
+/** Whether a failure says the endpoint may be down (no connection, a 5xx) rather than busy or slow. */
+export function isEndpointDown(status: number | null, timedOut: boolean): boolean {
+  return status === null ? !timedOut : status >= 500;
+}
 
 /** Whether a request that failed with HTTP `status` (null: no response — timeout, connection) is retried. */
 export function isRetryable(status: number | null): boolean {

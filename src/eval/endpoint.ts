@@ -17,7 +17,7 @@
  */
 import OpenAI from "openai";
 import { ErrorCode, MineditError } from "../errors.js";
-import { isRetryable, type RetryPolicy, retryAfterMs, retryDelayMs } from "./backoff.js";
+import { isEndpointDown, isRetryable, type RetryPolicy, retryAfterMs, retryDelayMs } from "./backoff.js";
 import type { ApiPrompt, GenerationTarget } from "./sampling.js";
 
 /** Token counts of one request, as the server reported them (null: it did not). */
@@ -44,6 +44,10 @@ export type RequestOutcome =
   | {
       ok: false;
       error: { status: number | null; message: string };
+      /** The last failure in a few words: "HTTP 503", "ECONNREFUSED", "timeout". */
+      cause: string;
+      /** Whether that failure says the endpoint may be down (backoff.ts `isEndpointDown`). */
+      down: boolean;
       latencyMs: number;
       attempts: number;
     };
@@ -55,6 +59,8 @@ export type EndpointOptions = {
   /** Per attempt, in milliseconds. */
   timeoutMs: number;
   retry: RetryPolicy;
+  /** Called before each retry with its cause ("HTTP 429", "ECONNRESET", "timeout", …). */
+  onRetry?: (cause: string) => void;
   /** Injectable for tests: the jitter source and the sleep between attempts. */
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -81,6 +87,28 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * A failure in a few words: "HTTP 503" for a response, else the system error code found along the
+ * `cause` chain (the client wraps fetch's error, which wraps the socket's: ECONNREFUSED, ENOTFOUND,
+ * ECONNRESET, …), "timeout", or the message.
+ */
+export function failureCause(error: unknown): string {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return "timeout";
+  if (error instanceof OpenAI.APIError && typeof error.status === "number") return `HTTP ${error.status}`;
+  // Without a code, the innermost message says most ("bad port" under "fetch failed" under "Connection
+  // error.").
+  let innermost = error instanceof Error ? error.message : String(error);
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && typeof current === "object"; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === "string" && message !== "") innermost = message;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return innermost;
+}
+
 function stringOrNull(value: unknown): string | null {
   return typeof value === "string" ? value : null;
 }
@@ -103,6 +131,8 @@ export class Endpoint {
   private readonly client: OpenAI;
   private readonly random: () => number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Whether any request has been answered: until then a dead endpoint is not retried for long. */
+  private proven = false;
 
   constructor(private readonly options: EndpointOptions) {
     this.client = new OpenAI({
@@ -113,6 +143,35 @@ export class Endpoint {
     });
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? abortableSleep;
+  }
+
+  /**
+   * Checks, before anything slow starts (the ground-truth gate takes half a minute on a real task set),
+   * that the endpoint can be reached at all: one `GET /models` within `timeoutMs`. Throws a MineditError
+   * `Unavailable` naming the endpoint and the cause when no connection can be made (refused, unknown
+   * host, no route) or the key is refused (401/403). Anything else — an answer of any kind, even a 404
+   * from a server without `/models`, or a slow one — passes: the requests themselves decide then.
+   */
+  async probe(timeoutMs: number): Promise<void> {
+    try {
+      await this.client.models.list({ timeout: timeoutMs, maxRetries: 0 });
+    } catch (error) {
+      const status =
+        error instanceof OpenAI.APIError && typeof error.status === "number" ? error.status : null;
+      const timedOut = error instanceof OpenAI.APIConnectionTimeoutError;
+      if (
+        (status === null && !timedOut && error instanceof OpenAI.APIConnectionError) ||
+        status === 401 ||
+        status === 403
+      ) {
+        throw new MineditError(
+          ErrorCode.Unavailable,
+          `cannot reach ${this.options.target.endpoint} (${failureCause(error)}): ${
+            error instanceof Error ? error.message : String(error)
+          }${status === null ? "" : " (check the API key: --api-key-env, $OPENAI_API_KEY)"}`,
+        );
+      }
+    }
   }
 
   /**
@@ -141,6 +200,7 @@ export class Endpoint {
       else signal.addEventListener("abort", forward, { once: true });
       try {
         const result = await this.once(prompt, count, seed, attempt.signal);
+        this.proven = true;
         return { ok: true, ...result, latencyMs: performance.now() - attemptStart, attempts };
       } catch (error) {
         if (signal.aborted) throw signal.reason;
@@ -148,14 +208,29 @@ export class Endpoint {
           error instanceof OpenAI.APIError && typeof error.status === "number" ? error.status : null;
         const message = error instanceof Error ? error.message : String(error);
         if (status !== null && FATAL_STATUSES.has(status)) {
+          const hint = status === 404 ? "a wrong --base-url or --model" : "a wrong or missing API key";
           throw new MineditError(
             ErrorCode.Unavailable,
-            `${this.options.target.endpoint} refused the request (${status}): ${message}`,
+            `${this.options.target.endpoint} refused the request (${status}): ${message} (${hint})`,
           );
         }
-        if (!isRetryable(status) || attempts > retry.retries) {
-          return { ok: false, error: { status, message }, latencyMs: performance.now() - started, attempts };
+        const cause = failureCause(error);
+        const down = isEndpointDown(status, error instanceof OpenAI.APIConnectionTimeoutError);
+        const allowed =
+          down && !this.proven
+            ? Math.min(retry.retries, retry.unprovenRetries ?? retry.retries)
+            : retry.retries;
+        if (!isRetryable(status) || attempts > allowed) {
+          return {
+            ok: false,
+            error: { status, message },
+            cause,
+            down,
+            latencyMs: performance.now() - started,
+            attempts,
+          };
         }
+        this.options.onRetry?.(cause);
         const headers = error instanceof OpenAI.APIError ? error.headers : undefined;
         const wait = retryAfterMs(
           {

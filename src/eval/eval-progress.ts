@@ -15,8 +15,28 @@ export function formatDuration(seconds: number): string {
   return `${rest}s`;
 }
 
-/** What a stage reports: `done` of `total` items, and optionally tokens generated and failures. */
-export type StageCounts = { done: number; total: number; tokens?: number; errors?: number };
+/** What a stage reports: `done` of `total` items, and optionally tokens generated, failures and retries. */
+export type StageCounts = {
+  done: number;
+  total: number;
+  tokens?: number;
+  errors?: number;
+  /** Retries so far by cause ("HTTP 429", "ECONNRESET", …). */
+  retries?: ReadonlyMap<string, number>;
+};
+
+/**
+ * "retried 12 requests: 429 ×10, 500 ×2" — the causes most frequent first, an HTTP status as its number;
+ * "" without retries.
+ */
+export function formatRetries(retries: ReadonlyMap<string, number>, what = "requests"): string {
+  const total = [...retries.values()].reduce((sum, n) => sum + n, 0);
+  if (total === 0) return "";
+  const causes = [...retries]
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([cause, n]) => `${cause.replace(/^HTTP /, "")} ×${n}`);
+  return `retried ${total} ${what}: ${causes.join(", ")}`;
+}
 
 export class StageProgress {
   private readonly line: ProgressLine;
@@ -54,6 +74,8 @@ export class StageProgress {
       parts.push(`${Math.round(counts.tokens / seconds).toLocaleString("en-US")} tok/s`);
     }
     if (counts.errors !== undefined && counts.errors > 0) parts.push(`${counts.errors} failed`);
+    if (counts.retries !== undefined && counts.retries.size > 0)
+      parts.push(formatRetries(counts.retries, "times"));
     if (counts.done > 0 && counts.done < counts.total) {
       parts.push(`ETA ${formatDuration((seconds / counts.done) * (counts.total - counts.done))}`);
     }

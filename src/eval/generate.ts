@@ -11,6 +11,7 @@
  * journal, and the next run asks only for the rest.
  */
 import { setMaxListeners } from "node:events";
+import { ErrorCode, MineditError } from "../errors.js";
 import type { Endpoint, RequestOutcome } from "./endpoint.js";
 import type { EvalTask } from "./eval-task.js";
 import type { Journal, JournalLine } from "./journal.js";
@@ -63,6 +64,14 @@ export function taskSampleKeys(task: EvalTask, target: GenerationTarget, samples
   return Array.from({ length: samples }, (_, index) => sampleKey(target, prompt, index));
 }
 
+/**
+ * How many first requests must fail, none succeeding, each with a connection failure or a 5xx after its
+ * (short, backoff.ts `unprovenRetries`) retries, for the endpoint to count as down and the run to stop —
+ * fewer when the run has fewer requests. A few, not one: one unlucky request must not end a run; some
+ * 429s or timeouts never do.
+ */
+export const DEAD_ENDPOINT_REQUESTS = 3;
+
 /** Runs the generation; resolves when every request has an outcome (or rejects on a fatal refusal). */
 export async function generateSamples(options: GenerateOptions): Promise<GenerationSummary> {
   const started = performance.now();
@@ -97,6 +106,9 @@ export async function generateSamples(options: GenerateOptions): Promise<Generat
   const endpoint = normalizeEndpoint(target.endpoint);
   let next = 0;
   let fatal: unknown = null;
+  let succeeded = false;
+  const downCauses: string[] = [];
+  const deadAfter = Math.min(DEAD_ENDPOINT_REQUESTS, requests.length);
   const controller = new AbortController();
   // Each request in flight listens to this signal once (its attempt's, endpoint.ts), and so may a backoff
   // sleep: up to 2 × parallel listeners, which is no leak — only above Node's default warning level of 10.
@@ -164,6 +176,21 @@ export async function generateSamples(options: GenerateOptions): Promise<Generat
           ...common,
         };
       });
+      if (outcome.ok) succeeded = true;
+      else if (!succeeded && outcome.down) {
+        downCauses.push(outcome.cause);
+        if (downCauses.length >= deadAfter) {
+          // Nothing is journalled: the next run asks these again, and no report of zeros is written.
+          const causes = [...new Set(downCauses)].join(", ");
+          fatal = new MineditError(
+            ErrorCode.Unavailable,
+            `${endpoint} is unreachable or failing (${causes}): the first ${downCauses.length} request(s) all ` +
+              `failed after their retries and none succeeded. Last error: ${outcome.error.message}`,
+          );
+          controller.abort(fatal);
+          return;
+        }
+      }
       await journal.append(lines);
       summary.requests += 1;
       if (outcome.ok) {

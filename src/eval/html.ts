@@ -95,11 +95,21 @@ export function markdownToHtml(markdown: string): string {
   return out.join("\n");
 }
 
+/**
+ * A line diff as a `<pre>` of one block `<span>` per line. The spans are joined with nothing: each already
+ * ends its line by being a block, and a newline between two block spans inside `<pre>` is a line of its
+ * own — it showed as a blank line between every two code lines.
+ */
 function diffHtml(diff: readonly DiffLine[]): string {
   const mark = { same: " ", del: "-", add: "+" } as const;
   return `<pre class="code">${diff
     .map((d) => `<span class="${d.kind}">${mark[d.kind]} ${escapeHtml(d.text)}</span>`)
-    .join("\n")}</pre>`;
+    .join("")}</pre>`;
+}
+
+/** Program text for a `<pre>`: CRLF and CR line ends as LF (the HTML parser would make a CR a line too). */
+function codeHtml(text: string): string {
+  return `<pre class="code">${escapeHtml(text.replace(/\r\n?/g, "\n"))}</pre>`;
 }
 
 function sampleHeader(sample: SampleRecord): string {
@@ -124,7 +134,7 @@ function sampleBody(task: TaskRecord, sample: SampleRecord): string {
     sample.program === null
       ? `<p class="none">no program</p>`
       : task.corrupted === ""
-        ? `<pre class="code">${escapeHtml(sample.program)}</pre>`
+        ? codeHtml(sample.program)
         : diffHtml(lineDiff(task.corrupted, sample.program));
   return `${sampleHeader(sample)}${detail}${body}`;
 }
@@ -143,14 +153,10 @@ function viewer(runs: readonly ViewerRun[]): string {
     const perRun = samplesOf.map((m) => (m.get(task.task_id) ?? []).sort((a, b) => a.sample - b.sample));
     const outcomes = new Set(perRun.flat().map((s) => s.outcome));
     const passedAll = perRun.every((list) => list.length > 0 && list.every((s) => s.passed));
-    const columns = [
-      `<div class="col"><h4>C (corrupted)</h4><pre class="code">${escapeHtml(task.corrupted)}</pre></div>`,
-    ];
+    const columns = [`<div class="col"><h4>C (corrupted)</h4>${codeHtml(task.corrupted)}</div>`];
     if (task.gold !== "") {
       const gold =
-        task.corrupted === ""
-          ? `<pre class="code">${escapeHtml(task.gold)}</pre>`
-          : diffHtml(lineDiff(task.corrupted, task.gold));
+        task.corrupted === "" ? codeHtml(task.gold) : diffHtml(lineDiff(task.corrupted, task.gold));
       columns.push(`<div class="col"><h4>G (gold patch, C → G)</h4>${gold}</div>`);
     }
     runs.forEach((run, r) => {

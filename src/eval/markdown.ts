@@ -27,6 +27,12 @@ export function fixed(value: number | null | undefined, digits = 3): string {
   return value === null || value === undefined || !Number.isFinite(value) ? DASH : value.toFixed(digits);
 }
 
+/** A p-value: four decimals, or two significant digits below 0.0001 (`9.3e-6`), so a tiny p is not "0.0000". */
+export function pValue(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
+  return value >= 1e-4 || value === 0 ? value.toFixed(4) : value.toExponential(1);
+}
+
 /** A signed number (`+0.012`, `−0.004`). */
 export function signed(value: number | null | undefined, digits = 3): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return DASH;
@@ -114,7 +120,7 @@ function table3(runs: readonly RunReport[]): string {
   return table(header, rows);
 }
 
-/** Table 6 per domain: pass rate, token edits, excess, added CC, share of minimal repairs. */
+/** Table 6 per domain: pass rate, token edits, excess, added CC, shares of minimal and over-edited repairs. */
 function table6(runs: readonly RunReport[]): string {
   const rows: string[][] = [];
   for (const run of runs) {
@@ -131,6 +137,7 @@ function table6(runs: readonly RunReport[]): string {
         fixed(estimate(m.added_cc)),
         fixed(m.added_cc_sonar),
         fixed(estimate(m.minimal_share)),
+        fixed(estimate(m.over_edit_share)),
       ]);
     }
   }
@@ -145,6 +152,7 @@ function table6(runs: readonly RunReport[]): string {
       "Add. CC ↓",
       "Add. CC (sonar)",
       "Minimal ↑",
+      "Over-edit ↓",
     ],
     rows,
     2,
@@ -163,9 +171,10 @@ function familyTable(families: Record<string, GroupMetrics & { domain: string }>
       withInterval(m.excess),
       withInterval(m.added_cc),
       fixed(estimate(m.minimal_share)),
+      fixed(estimate(m.over_edit_share)),
     ]);
   return table(
-    ["Corruption", "Domain", "Tasks", "Pass@1 ↑", "Excess Lev. ↓", "Added CC ↓", "Minimal ↑"],
+    ["Corruption", "Domain", "Tasks", "Pass@1 ↑", "Excess Lev. ↓", "Added CC ↓", "Minimal ↑", "Over-edit ↓"],
     rows,
     2,
   );
@@ -232,7 +241,16 @@ function table7(run: RunReport): string {
 /** What `eval run` prints on stdout: the denominators and the Table 3 layout. */
 export function renderSummaryMarkdown(report: Report): string {
   const parts: string[] = [];
-  for (const run of report.runs) parts.push(...denominators(run).slice(0, 1), "");
+  for (const run of report.runs) {
+    parts.push(...denominators(run).slice(0, 1));
+    // The one number a reader looks for first, with its interval, before the per-domain table.
+    if (run.overall !== null)
+      parts.push(
+        `Overall Pass@1 over ${run.overall.tasks} repair task(s): ${withInterval(run.overall.pass_at_1)} ` +
+          `(${Math.round(report.statistics.level * 100)} % bootstrap interval).`,
+      );
+    parts.push("");
+  }
   parts.push(table3(report.runs));
   return `${parts.join("\n")}\n`;
 }
@@ -287,14 +305,30 @@ function pairedRow(label: string, m: PairedMetrics, holm: boolean): string[] {
     ...(holm ? [fixed(m.mcnemar.p_holm, 4)] : []),
     String(m.joint_passing),
     withInterval(m.excess_delta, 3, true),
+    pValue(m.excess_tests?.wilcoxon.p_value),
+    pValue(m.excess_tests?.sign.p_value),
     withInterval(m.added_cc_delta, 3, true),
+    pValue(m.added_cc_tests?.wilcoxon.p_value),
+    pValue(m.added_cc_tests?.sign.p_value),
+    withInterval(m.over_edit_delta, 3, true),
     fixed(m.mde.pass),
     fixed(m.mde.excess),
   ];
 }
 
 const PAIRED_HEADER = ["Tasks", "Pass@1 A", "Pass@1 B", "Δ Pass@1 (B − A)", "only A/only B", "McNemar p"];
-const PAIRED_TAIL = ["Joint pass", "Δ Excess Lev.", "Δ Added CC", "MDE pass", "MDE excess"];
+const PAIRED_TAIL = [
+  "Joint pass",
+  "Δ Excess Lev.",
+  "Wilcoxon p (excess)",
+  "Sign p (excess)",
+  "Δ Added CC",
+  "Wilcoxon p (CC)",
+  "Sign p (CC)",
+  "Δ Over-edit",
+  "MDE pass",
+  "MDE excess",
+];
 
 /** The Markdown of `compare.json`. */
 export function renderCompareMarkdown(report: CompareReport): string {
@@ -308,7 +342,9 @@ export function renderCompareMarkdown(report: CompareReport): string {
   parts.push(
     `${report.paired.tasks} tasks paired (evaluated by both runs). Deltas are B − A. McNemar is exact, on the ` +
       `(task, sample) outcome pairs; Holm's adjustment is across the families of each table. The edit deltas ` +
-      `average over the tasks both runs repair ("joint pass"). MDE: the smallest true difference detectable ` +
+      `average over the tasks both runs repair ("joint pass"); each is followed by the two-sided Wilcoxon ` +
+      `signed-rank and sign-test p-values of its per-task differences (not adjusted). Over-edit: the share ` +
+      `of passing repairs with more edits than the gold (e > 0). MDE: the smallest true difference detectable ` +
       `at α = ${report.alpha} with power ${report.power} on these tasks.`,
     "",
   );

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { VERDICTS } from "../core/reward.js";
+import { PROMPT_STYLES } from "../export/prompt.js";
 
 /** Versions of the run files, in every line / at the top of every file. */
 export const RUN_FILE_VERSION = "minedit-eval-run/1";
@@ -95,7 +96,7 @@ export const RunManifestSchema = z.object({
   endpoint: z.string().nullable(),
   api: z.string().nullable(),
   params: z.record(z.string(), z.unknown()),
-  prompt: z.enum(["generic", "explicit"]),
+  prompt: z.enum(PROMPT_STYLES),
   samples: z.number().int().min(1),
   task_files: z.array(z.object({ path: z.string(), sha256: z.string() })),
   retention: z.array(z.string()),
@@ -114,6 +115,8 @@ export const RunManifestSchema = z.object({
       requests: z.number(),
       prompt_tokens: z.number(),
       completion_tokens: z.number(),
+      /** Retries of this run's requests by cause ("HTTP 429", "ECONNRESET", "timeout"); absent in older runs. */
+      retries: z.record(z.string(), z.number()).optional(),
     })
     .nullable(),
 });

@@ -10,6 +10,7 @@ import { buildCompare, buildReport } from "./build-report.js";
 import { renderSummaryMarkdown } from "./markdown.js";
 import type { Statistics } from "./report-schema.js";
 import { readRun, writeReportFiles } from "./run-files.js";
+import { assertDistinctRunNames } from "./run-name.js";
 
 export type EvalReportRequest = {
   runs: readonly string[];
@@ -22,6 +23,7 @@ export type EvalReportRequest = {
 export async function runEvalReport(request: EvalReportRequest, io: StdIo): Promise<number> {
   const runs = [];
   for (const dir of request.runs) runs.push(await readRun(dir));
+  assertDistinctRunNames(runs.map((run, i) => ({ name: run.manifest.name, dir: request.runs[i] as string })));
   const rendered = await buildReport(runs, request.statistics, request.ks);
   const paths = await writeReportFiles(
     request.outDir,
@@ -50,6 +52,10 @@ export type EvalCompareRequest = {
 export async function runEvalCompare(request: EvalCompareRequest, io: StdIo): Promise<number> {
   const a = await readRun(request.runA);
   const b = await readRun(request.runB);
+  assertDistinctRunNames([
+    { name: a.manifest.name, dir: request.runA },
+    { name: b.manifest.name, dir: request.runB },
+  ]);
   const rendered = await buildCompare(
     a,
     b,

@@ -25,7 +25,7 @@ import { version } from "../version.js";
 import type { RetryPolicy } from "./backoff.js";
 import { buildReport } from "./build-report.js";
 import { Endpoint } from "./endpoint.js";
-import { StageProgress } from "./eval-progress.js";
+import { formatRetries, StageProgress } from "./eval-progress.js";
 import { type EvalTask, parseEvalTask } from "./eval-task.js";
 import { type GenerationSummary, generateSamples, taskSampleKeys } from "./generate.js";
 import { Journal } from "./journal.js";
@@ -42,6 +42,9 @@ import { loadBigCodeBench, loadLiveCodeBench, type RetentionSet } from "./retent
 import { RUN_FILES, writeReportFiles, writeRun } from "./run-files.js";
 import type { GenerationTarget } from "./sampling.js";
 import { type SampleInput, type SampleInputs, scoreSamples } from "./score-samples.js";
+
+/** How long the reachability probe of the endpoint may take (endpoint.ts `probe`). */
+const PROBE_TIMEOUT_MS = 10_000;
 
 /** Exit code of a run stopped by Ctrl-C (128 + SIGINT). */
 export const EXIT_INTERRUPTED = 130;
@@ -288,18 +291,44 @@ async function engineFor(
   files: readonly string[],
   gate: boolean,
   log: (line: string) => void,
+  progress?: StageProgress,
 ): Promise<ScoringEngine> {
   try {
-    return await startScoringEngine({ ...config, tasks: { ...config.tasks, gate } }, files, true, log);
+    return await startScoringEngine(
+      { ...config, tasks: { ...config.tasks, gate } },
+      files,
+      true,
+      log,
+      undefined,
+      progress === undefined ? undefined : (done, total) => progress.update({ done, total }),
+    );
   } catch (error) {
     return sandboxProblem(error);
   }
 }
 
 /** Runs an opened `eval run`; returns the exit code. */
+/**
+ * Where a run keeps its ground-truth gate verdicts: inside `--out` (`gate-cache/`), so a run directory holds
+ * everything it depends on and deleting it forgets them; a configured `tasks.gateCacheDir` wins.
+ */
+export function runGateCacheDir(outDir: string, config: Config): string {
+  return config.tasks.gateCacheDir === "" ? join(outDir, "gate-cache") : config.tasks.gateCacheDir;
+}
+
 export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
   const started = performance.now();
-  const { request } = job;
+  const opened = job.request;
+  const request: EvalRunRequest = {
+    ...opened,
+    config: {
+      ...opened.config,
+      tasks: {
+        ...opened.config.tasks,
+        gateCacheDir: runGateCacheDir(opened.outDir, opened.config),
+      },
+    },
+  };
   const label = "minedit eval run";
   const log = (line: string) => io.stderr.write(`${label}: ${line}\n`);
   // The engine for the task files and the gated suites; ungated suites (no gold) get their own.
@@ -318,21 +347,46 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
   const onSigint = () => abort.abort(new MineditError(ErrorCode.Cancelled, "interrupted"));
   process.once("SIGINT", onSigint);
   let mainEngine: ScoringEngine | null = null;
+  // Set when generation starts (the progress line shows the retries).
+  let onRetry: (cause: string) => void = () => {};
+  const endpoint =
+    request.source.kind === "generate"
+      ? new Endpoint({
+          target: request.source.target,
+          apiKey: request.source.apiKey,
+          timeoutMs: request.source.timeoutMs,
+          retry: request.source.retry,
+          onRetry: (cause) => onRetry(cause),
+        })
+      : null;
   try {
+    // A dead endpoint stops the run now, not after the gate.
+    try {
+      await endpoint?.probe(PROBE_TIMEOUT_MS);
+    } catch (error) {
+      if (isMineditError(error) && error.code === ErrorCode.Unavailable) throw usage(error.rawMessage);
+      throw error;
+    }
     if (mainTasks.length > 0) {
       // The gate reports once, when done; say up front why the first run of a task set waits here.
       if (request.config.tasks.gate)
         log(
           `ground-truth gate: checking the gold and corrupted programs of ${mainTasks.length} task(s) ` +
-            "(verdicts remembered from earlier runs are reused; the others run now)",
+            `(verdicts remembered in ${request.config.tasks.gateCacheDir} are reused; the others run now)`,
         );
-      mainEngine = await engineFor(request.config, mainFiles, request.config.tasks.gate, log);
+      const gateProgress = new StageProgress(io.stderr, `${label}: ground-truth gate`, "tasks");
+      try {
+        mainEngine = await engineFor(request.config, mainFiles, request.config.tasks.gate, log, gateProgress);
+      } finally {
+        gateProgress.clear();
+      }
     }
     const refused = mainEngine?.refused ?? new Map<string, string>();
     const served = [...mainTasks, ...ungatedTasks].filter((t) => !refused.has(t.taskId));
 
     // Samples.
     let generation: GenerationSummary | null = null;
+    const retries = new Map<string, number>();
     let inputs: SampleInputs;
     let badCandidates = 0;
     const generateStart = performance.now();
@@ -352,22 +406,25 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
       if (request.source.kind === "generate") {
         const source = request.source;
         const progress = new StageProgress(io.stderr, `${label}: generating`, "samples");
+        let last = { done: 0, total: 0, tokens: 0, errors: 0 };
+        onRetry = (cause) => {
+          retries.set(cause, (retries.get(cause) ?? 0) + 1);
+          progress.update({ ...last, retries });
+        };
         try {
           generation = await generateSamples({
             tasks: served,
             samples: request.samples,
             target: source.target,
-            endpoint: new Endpoint({
-              target: source.target,
-              apiKey: source.apiKey,
-              timeoutMs: source.timeoutMs,
-              retry: source.retry,
-            }),
+            endpoint: endpoint as Endpoint,
             journal,
             parallel: source.parallel,
             onePerRequest: source.onePerRequest,
             signal: abort.signal,
-            onProgress: (counts) => progress.update(counts),
+            onProgress: (counts) => {
+              last = counts;
+              progress.update({ ...counts, retries });
+            },
             onError: (taskId, message) =>
               progress.log(`${label}: ${taskId}: request failed after retries: ${message}`),
           });
@@ -387,7 +444,8 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
         log(
           `generated ${generation.generated} sample(s) in ${generation.requests} request(s) ` +
             `(${generation.reused} already in the journal, ${generation.failed} failed), ` +
-            `${generation.completionTokens.toLocaleString("en-US")} completion tokens, ${generation.seconds.toFixed(1)} s`,
+            `${generation.completionTokens.toLocaleString("en-US")} completion tokens, ${generation.seconds.toFixed(1)} s` +
+            (retries.size > 0 ? `; ${formatRetries(retries)}` : ""),
         );
       }
       inputs = journalInputs(journal, served, request.source.target, request.samples);
@@ -474,6 +532,7 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
               requests: generation.requests,
               prompt_tokens: generation.promptTokens,
               completion_tokens: generation.completionTokens,
+              retries: Object.fromEntries(retries),
             },
     };
     await writeRun(request.outDir, { manifest, tasks: taskRecords, samples: records });
@@ -495,6 +554,7 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
       `${JSON.stringify(manifest, null, 2)}\n`,
     );
     io.stdout.write(renderSummaryMarkdown(rendered.report));
+    if (retries.size > 0) io.stdout.write(`\nGeneration ${formatRetries(retries)}.\n`);
     const incomplete = records.filter((r) => r.outcome === "API_ERROR" || r.outcome === "MISSING").length;
     const excluded = taskRecords.filter((t) => t.excluded !== null).length;
     log(

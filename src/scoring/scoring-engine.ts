@@ -45,6 +45,8 @@ export async function startScoringEngine(
   log: (line: string) => void = (line) => process.stderr.write(`minedit: ${line}\n`),
   /** Wraps the sandbox once created, before anything runs in it (the service's metrics count its runs). */
   wrapSandbox: (sandbox: Sandbox) => Sandbox = (sandbox) => sandbox,
+  /** Called as the ground-truth gate finishes each task (it takes half a minute on a real task set). */
+  onGateProgress?: (done: number, total: number) => void,
 ): Promise<ScoringEngine> {
   // Tasks whose runtime is not installed are refused here (not served; one line per runtime in the log).
   const tasks = await TaskStore.load(taskFiles, {
@@ -64,7 +66,7 @@ export async function startScoringEngine(
       : null;
     const gate =
       sandbox !== null && config.tasks.gate
-        ? await gateStore(tasks, sandbox, config, log)
+        ? await gateStore(tasks, sandbox, config, log, onGateProgress)
         : {
             refused: new Map<string, string>(),
             limits: new Map<string, ExecutionLimits>(),
@@ -130,6 +132,7 @@ async function gateStore(
   sandbox: Sandbox,
   config: Config,
   log: (line: string) => void,
+  onProgress?: (done: number, total: number) => void,
 ): Promise<{
   refused: Map<string, string>;
   limits: Map<string, ExecutionLimits>;
@@ -157,6 +160,7 @@ async function gateStore(
     served: (gold) => calibratedLimits(base, gold, config.tasks.calibration, share),
     keyOf: (task) => gateKey(task, config, base),
     concurrency: config.sandbox.executionConcurrency,
+    ...(onProgress === undefined ? {} : { onProgress }),
   });
   let remembered = 0;
   for (const task of all) {

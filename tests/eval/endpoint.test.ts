@@ -147,6 +147,27 @@ describe("the endpoint client", () => {
     expect(outcome.ok && outcome.attempts).toBe(2);
   });
 
+  it("retries a 5xx only `unprovenRetries` times until the endpoint first answered, then every time", async () => {
+    const policy = { ...FAST_RETRY, retries: 5, unprovenRetries: 1 };
+    const fresh = new Endpoint({
+      target: { endpoint: server.url, model: "fake-model", api: "chat", params: {} },
+      apiKey: "sk-test",
+      timeoutMs: 5000,
+      retry: policy,
+    });
+    server.setFault(() => ({ kind: "error", status: 502 }));
+    const before = server.requests.length;
+    const early = await fresh.request(chat("dead?"), 1, undefined, new AbortController().signal);
+    // 1 attempt + 1 retry, and the outcome says the endpoint looks down.
+    expect(early).toMatchObject({ ok: false, attempts: 2, cause: "HTTP 502", down: true });
+    expect(server.requests.length - before).toBe(2);
+    server.setFault(undefined);
+    expect((await fresh.request(chat("alive"), 1, undefined, new AbortController().signal)).ok).toBe(true);
+    server.setFault(() => ({ kind: "error", status: 502 }));
+    const later = await fresh.request(chat("flaky"), 1, undefined, new AbortController().signal);
+    expect(later).toMatchObject({ ok: false, attempts: 6 });
+  });
+
   it("stops the run on a refused key or an unknown model", async () => {
     const wrongKey = new Endpoint({
       target: { endpoint: server.url, model: "fake-model", api: "chat", params: {} },
@@ -155,7 +176,7 @@ describe("the endpoint client", () => {
       retry: FAST_RETRY,
     });
     await expect(wrongKey.request(chat("x"), 1, undefined, new AbortController().signal)).rejects.toThrow(
-      /refused the request \(401\)/,
+      /refused the request \(401\): .*a wrong or missing API key/,
     );
     const unknown = new Endpoint({
       target: { endpoint: server.url, model: "no-such-model", api: "chat", params: {} },
@@ -164,7 +185,7 @@ describe("the endpoint client", () => {
       retry: FAST_RETRY,
     });
     await expect(unknown.request(chat("x"), 1, undefined, new AbortController().signal)).rejects.toThrow(
-      /\(404\)/,
+      /\(404\): .*a wrong --base-url or --model/,
     );
   });
 
@@ -300,6 +321,39 @@ describe("generation into the journal", () => {
     );
     const reopened = await Journal.open(path);
     expect([...reopened.state.entries.values()].filter((e) => e.status === "ok")).toHaveLength(9);
+  });
+
+  it("stops when the first requests all fail with the endpoint down (only those failures journalled, to be asked again)", async () => {
+    const path = join(dir, "journal-dead.jsonl");
+    const journal = await Journal.open(path);
+    server.setFault(() => ({ kind: "error", status: 503 }));
+    const retried: string[] = [];
+    const run = generateSamples({
+      tasks: [task("d1"), task("d2"), task("d3"), task("d4"), task("d5")],
+      samples: 1,
+      target: target(),
+      endpoint: new Endpoint({
+        target: target(),
+        apiKey: "sk-test",
+        timeoutMs: 5000,
+        retry: { ...FAST_RETRY, unprovenRetries: 1 },
+        onRetry: (cause) => retried.push(cause),
+      }),
+      journal,
+      parallel: 1,
+      onePerRequest: false,
+      signal: new AbortController().signal,
+    });
+    await expect(run).rejects.toThrow(
+      /is unreachable or failing \(HTTP 503\): the first 3 request\(s\) all failed/,
+    );
+    // Three requests (DEAD_ENDPOINT_REQUESTS) of two attempts each; one retry each, all for the 503.
+    expect(retried).toEqual(["HTTP 503", "HTTP 503", "HTTP 503"]);
+    expect(
+      readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"status":"error"')).length,
+    ).toBe(2);
   });
 
   it("drops a torn last line when reopened, so the next append starts a line of its own", async () => {
