@@ -109,9 +109,10 @@ describe("computeTaskStats on a hand-counted task set", () => {
     expect(test?.normalizedGoldDistance.mean).toBeCloseTo((1 / 21 + 2 / 26) / 2, 12);
     expect(test?.normalizedGoldDistance.min).toBeCloseTo(1 / 21, 12);
     expect(test?.normalizedGoldDistance.max).toBeCloseTo(2 / 26, 12);
-    // Over function bodies (Table 8's normalization): f's body has 14 tokens, g's 17 without its docstring.
-    expect(test?.bodyNormalizedGoldDistance.mean).toBeCloseTo((1 / 14 + 2 / 17) / 2, 12);
-    expect(test?.bodyNormalizedGoldDistance.min).toBeCloseTo(1 / 14, 12);
+    // Over function bodies as the paper's extract_function_body cuts them (docs/reward.md): f has no
+    // docstring, so its body starts at the def line — all 21 tokens; g's starts after its docstring: 17.
+    expect(test?.bodyNormalizedGoldDistance.mean).toBeCloseTo((1 / 21 + 2 / 17) / 2, 12);
+    expect(test?.bodyNormalizedGoldDistance.min).toBeCloseTo(1 / 21, 12);
     expect(test?.goldLineEditDistance.mean).toBe(1.5);
     expect(test?.goldTokenEditsAtMost).toEqual([
       { edits: 1, share: 0.5 },
