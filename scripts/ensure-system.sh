@@ -74,6 +74,12 @@ if ! /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
   need_root_or_explain "numpy and PyYAML for /usr/bin/python3 (the verl contract tests)" "python3-numpy python3-yaml"
 fi
 
+# The eval statistics tests (tests/eval/paired-statistics, compare-paired-tests, study) check minedit's
+# Wilcoxon, sign test and normal tails against scipy (and mpmath for the exact tails) under /usr/bin/python3.
+if ! /usr/bin/python3 -c 'import scipy, mpmath' 2>/dev/null; then
+  need_root_or_explain "scipy and mpmath for /usr/bin/python3 (the eval statistics' oracle)" "python3-scipy python3-mpmath"
+fi
+
 # benchmarks/metrics and benchmarks/score compare minedit with the over-editing paper's own pipeline, which
 # uses the C Levenshtein package: Debian's python3-levenshtein, for /usr/bin/python3. Only the benchmarks
 # need it, so without root this is a note, not a failure.

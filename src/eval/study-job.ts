@@ -10,7 +10,7 @@ import { fsReason } from "../io/inputs.js";
 import type { StdIo } from "../io/std-io.js";
 import { runMetrics } from "./build-report.js";
 import { renderHtml } from "./html.js";
-import type { GroupMetrics, Statistics } from "./report-schema.js";
+import type { Statistics } from "./report-schema.js";
 import { type RunFiles, readRun, writeReportFiles } from "./run-files.js";
 import type { SamplingParams } from "./sampling.js";
 import { buildStudy, type StudySetting, type TaskResult } from "./study.js";
@@ -44,16 +44,6 @@ function invalid(message: string): MineditError {
 
 const interval = (v: { estimate: number; low: number; high: number } | null): MetricValue | null =>
   v === null ? null : { estimate: v.estimate, low: v.low, high: v.high };
-
-/** The over-edit share (passing repairs with e > 0) is the complement of the minimal share (e ≤ 0). */
-const overEdit = (m: GroupMetrics): MetricValue | null =>
-  m.minimal_share === null
-    ? null
-    : {
-        estimate: 1 - m.minimal_share.estimate,
-        low: 1 - m.minimal_share.high,
-        high: 1 - m.minimal_share.low,
-      };
 
 /** A run directory as a setting: identity from its manifest (and `override`), metrics from its samples. */
 async function runSetting(
@@ -100,7 +90,7 @@ async function runSetting(
       pass1: interval(overall.pass_at_1),
       excess: interval(overall.excess),
       added_cc: interval(overall.added_cc),
-      over_edit: overEdit(overall),
+      over_edit: interval(overall.over_edit_share),
     },
     tasks: overall.tasks,
     samples: m.samples,

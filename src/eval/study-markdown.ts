@@ -5,7 +5,7 @@
  */
 import type { Interval } from "../core/eval/bootstrap.js";
 import { table } from "../core/task-stats.js";
-import { fixed, signed } from "./markdown.js";
+import { fixed, pValue, signed } from "./markdown.js";
 import { STUDY_METRICS, type StudyReport } from "./study.js";
 import type { MetricValue } from "./study-settings.js";
 
@@ -16,11 +16,6 @@ function value(v: MetricValue | Interval | null | undefined, digits = 3): string
   if (v === null || v === undefined) return DASH;
   if (v.low === null || v.high === null) return fixed(v.estimate, digits);
   return `${fixed(v.estimate, digits)} [${fixed(v.low, digits)}, ${fixed(v.high, digits)}]`;
-}
-
-/** A p-value: four decimals, or scientific notation below 0.001. */
-export function pValue(p: number): string {
-  return p < 0.001 ? p.toExponential(2) : p.toFixed(4);
 }
 
 function settingsTable(report: StudyReport): string {

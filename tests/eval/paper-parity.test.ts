@@ -6,36 +6,16 @@
  * and evaluated with `--prompt paper-generic` / `paper-explicit`, is asked with exactly the messages the
  * authors' code sent (tests/oracle/paper_prompt.py, CPython, from the raw row).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runMinedit as run, writeSeedTasks } from "./cli-process.js";
 import { type KnownTask, taskModel } from "./fake-model.js";
 import { type FakeServer, startFakeOpenAI } from "./fake-openai-server.js";
 
 const ORACLE = join(import.meta.dirname, "..", "oracle", "paper_prompt.py");
-
-const ROOT = join(import.meta.dirname, "..", "..");
-const CLI = join(ROOT, "bin", "minedit.js");
-
-type Result = { status: number | null; stdout: string; stderr: string };
-
-function run(args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 const readJsonl = (path: string) =>
   readFileSync(path, "utf8")
@@ -51,14 +31,7 @@ let tasks: KnownTask[];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "minedit-eval-paper-"));
-  const rows = readFileSync(join(ROOT, "datasets", "tasks", "in-domain.jsonl"), "utf8")
-    .split("\n")
-    .slice(0, 2);
-  taskFile = join(dir, "tasks.jsonl");
-  writeFileSync(taskFile, `${rows.join("\n")}\n`);
-  tasks = rows.map((l) => JSON.parse(l) as KnownTask);
-  config = join(dir, "config.json");
-  writeFileSync(config, JSON.stringify({ tasks: { gateCacheDir: join(dir, "gate") } }));
+  ({ taskFile, tasks, config } = writeSeedTasks(dir, 2));
   // The first task is answered with prose only, the second with its gold in a ```python block.
   server = await startFakeOpenAI({
     model: taskModel({

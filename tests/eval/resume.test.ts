@@ -1,42 +1,11 @@
-/**
- * `minedit eval run` end to end with the BUILT CLI (bin/minedit.js → dist/) against the fake endpoint:
- * the run is killed (SIGKILL) in the middle of its generation — the server answers a few requests, then
- * holds the rest unanswered — and run again with the same command. The server counts what it answered:
- * no sample is generated twice, the second run asks only for what the first did not get, and the
- * finished run scores every sample in the sandbox. Then `--score-only` re-scores the journal without a
- * request, `--candidates` scores completions made elsewhere (JSONL and Parquet), and `eval compare` /
- * `eval report` read the run directories.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parquetWriteFile } from "hyparquet-writer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Behaviour, type KnownTask, taskModel } from "./fake-model.js";
+import { runMinedit as run, writeSeedTasks } from "./cli-process.js";
+import { type Behaviour, taskModel } from "./fake-model.js";
 import { type FakeServer, startFakeOpenAI } from "./fake-openai-server.js";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-const CLI = join(ROOT, "bin", "minedit.js");
-
-type Result = { status: number | null; stdout: string; stderr: string };
-
-function run(args: string[], onSpawn?: (child: ChildProcess) => void): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-    onSpawn?.(child);
-  });
-}
 
 /** Resolves when `condition` holds, checking every 50 ms; rejects after `timeoutMs`. */
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -71,14 +40,9 @@ const N = 2;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "minedit-eval-resume-"));
-  const rows = readFileSync(join(ROOT, "datasets", "tasks", "in-domain.jsonl"), "utf8")
-    .split("\n")
-    .slice(0, TASKS);
-  taskFile = join(dir, "tasks.jsonl");
-  writeFileSync(taskFile, `${rows.join("\n")}\n`);
-  const tasks = rows.map((l) => JSON.parse(l) as KnownTask);
-  config = join(dir, "config.json");
-  writeFileSync(config, JSON.stringify({ tasks: { gateCacheDir: join(dir, "gate") } }));
+  const seeded = writeSeedTasks(dir, TASKS);
+  ({ taskFile, config } = seeded);
+  const tasks = seeded.tasks;
   server = await startFakeOpenAI({
     model: taskModel({
       tasks,

@@ -1,43 +1,13 @@
-/**
- * What a researcher sees from the BUILT CLI (bin/minedit.js → dist/) when an endpoint is dead or flaky,
- * and how runs are named: a closed port on 127.0.0.1, a server answering 500 or 401 to every request
- * stop the run within seconds with one error naming the endpoint and the cause, exit 2 and no report; a
- * few 429s are retried and counted in the summary; the default name carries model, prompt and reasoning;
- * two runs with one name are refused by `report` and `compare`, and `--score-only --name` renames a run.
- */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type KnownTask, taskModel } from "./fake-model.js";
+import { type ProcessResult, runMinedit as run, writeSeedTasks } from "./cli-process.js";
+import { taskModel } from "./fake-model.js";
 import { type FakeServer, startFakeOpenAI } from "./fake-openai-server.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-const CLI = join(ROOT, "bin", "minedit.js");
 const TASKS = 3;
-
-type Result = { status: number | null; stdout: string; stderr: string; seconds: number };
-
-function run(args: string[]): Promise<Result> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) =>
-      resolve({ status, stdout, stderr, seconds: (performance.now() - started) / 1000 }),
-    );
-  });
-}
 
 /** A loopback port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
@@ -56,14 +26,9 @@ let config: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "minedit-eval-behaviour-"));
-  const rows = readFileSync(join(ROOT, "datasets", "tasks", "in-domain.jsonl"), "utf8")
-    .split("\n")
-    .slice(0, TASKS);
-  taskFile = join(dir, "tasks.jsonl");
-  writeFileSync(taskFile, `${rows.join("\n")}\n`);
-  const tasks = rows.map((l) => JSON.parse(l) as KnownTask);
-  config = join(dir, "config.json");
-  writeFileSync(config, JSON.stringify({ tasks: { gateCacheDir: join(dir, "gate") } }));
+  const seeded = writeSeedTasks(dir, TASKS);
+  ({ taskFile, config } = seeded);
+  const tasks = seeded.tasks;
   server = await startFakeOpenAI({
     apiKey: "sk-test",
     model: taskModel({ tasks, behaviour: () => "gold" }),
@@ -97,7 +62,7 @@ const base = (baseUrl: string, out: string, extra: string[] = []) => [
   ...extra,
 ];
 
-function runWithKey(args: string[], key = "sk-test"): Promise<Result> {
+function runWithKey(args: string[], key = "sk-test"): Promise<ProcessResult> {
   const saved = process.env.OPENAI_API_KEY;
   process.env.OPENAI_API_KEY = key;
   try {

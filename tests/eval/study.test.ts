@@ -10,42 +10,21 @@
  *   figure is there with the values counted by hand from the fixed answers; the page in headless chromium
  *   has every figure's marks and visible labels, and a screenshot is kept in .cache/study-page/.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildStudy, type StudyReport, type StudySetting } from "../../src/eval/study.js";
 import { modelSeries, parseSummaryRows, sizeFromModelName } from "../../src/eval/study-settings.js";
-import { type Behaviour, type KnownTask, taskModel } from "./fake-model.js";
+import { ROOT, runMinedit, runProcess, writeSeedTasks } from "./cli-process.js";
+import { type Behaviour, taskModel } from "./fake-model.js";
 import { type FakeServer, startFakeOpenAI } from "./fake-openai-server.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-const CLI = join(ROOT, "bin", "minedit.js");
 const TABLE17 = join(ROOT, "datasets", "published", "over-editing-table17.csv");
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(ROOT, ".cache", "study-page");
 const BOOTSTRAP = { resamples: 2000, seed: 0, level: 0.95 };
-
-type Result = { status: number | null; stdout: string; stderr: string };
-
-function run(command: string, args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-const minedit = (args: string[]) => run(process.execPath, [CLI, ...args]);
 
 function summarySettings(path: string): StudySetting[] {
   return parseSummaryRows(readFileSync(path, "utf8"), path).map((row) => ({
@@ -224,16 +203,11 @@ describe("a study of runs from a local endpoint", () => {
   const runs: string[] = [];
 
   beforeAll(async () => {
-    const build = await run("npm", ["run", "build"]);
+    const build = await runProcess("npm", ["run", "build"]);
     expect(build.status, build.stderr).toBe(0);
-    const rows = readFileSync(join(ROOT, "datasets", "tasks", "in-domain.jsonl"), "utf8")
-      .split("\n")
-      .slice(0, TASKS);
-    taskFile = join(dir, "tasks.jsonl");
-    writeFileSync(taskFile, `${rows.join("\n")}\n`);
-    const tasks = rows.map((l) => JSON.parse(l) as KnownTask);
-    config = join(dir, "config.json");
-    writeFileSync(config, JSON.stringify({ tasks: { gateCacheDir: join(dir, "gate") } }));
+    const seeded = writeSeedTasks(dir, TASKS);
+    ({ taskFile, config } = seeded);
+    const tasks = seeded.tasks;
     server = await startFakeOpenAI({
       models: ["alpha-7B", "alpha-14B", "beta", "gamma"],
       model: taskModel({
@@ -262,7 +236,7 @@ describe("a study of runs from a local endpoint", () => {
 
   const evalRun = async (name: string, extra: string[]) => {
     const out = join(dir, name);
-    const result = await minedit([
+    const result = await runMinedit([
       "eval",
       "run",
       "--tasks",
@@ -317,7 +291,7 @@ describe("a study of runs from a local endpoint", () => {
 
   it("renders every table and figure with the hand-counted values", { timeout: 300_000 }, async () => {
     const out = join(dir, "study");
-    const result = await minedit([
+    const result = await runMinedit([
       "eval",
       "study",
       ...runs,
@@ -422,7 +396,7 @@ describe("a study of runs from a local endpoint", () => {
       "--no-first-run",
       `--user-data-dir=${profile}`,
     ];
-    const dumped = await run(CHROMIUM, [...common, "--dump-dom", `file://${page}`]);
+    const dumped = await runProcess(CHROMIUM, [...common, "--dump-dom", `file://${page}`]);
     expect(dumped.status, dumped.stderr).toBe(0);
     const dom = dumped.stdout;
     const svg = (id: string) => {
@@ -451,7 +425,7 @@ describe("a study of runs from a local endpoint", () => {
 
     mkdirSync(SCREENSHOTS, { recursive: true });
     const png = join(SCREENSHOTS, "study.png");
-    const shot = await run(CHROMIUM, [
+    const shot = await runProcess(CHROMIUM, [
       ...common,
       "--hide-scrollbars",
       "--window-size=1400,9000",

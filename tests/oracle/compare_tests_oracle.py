@@ -18,13 +18,10 @@ The rules, in our own words (docs/eval.md, "eval compare"):
 """
 
 import json
-import math
 import sys
-import warnings
 
-import numpy as np
 import scipy
-from scipy import stats
+from paired_tests_oracle import binomtest, wilcoxon
 
 if scipy.__version__ != "1.10.1":
     sys.exit(f"compare_tests_oracle.py expects scipy 1.10.1 (got {scipy.__version__})")
@@ -48,18 +45,6 @@ def passing_mean(samples, value):
     return sum(values) / len(values) if values else None
 
 
-def wilcoxon(d):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            res = stats.wilcoxon(np.asarray(d, dtype=np.float64))
-        except ValueError as error:
-            return {"error": str(error)}
-    if math.isnan(res.pvalue):
-        return None
-    return {"statistic": float(res.statistic), "pvalue": float(res.pvalue)}
-
-
 def tests(task_ids, samples_a, samples_b, value):
     differences = []
     for task in task_ids:
@@ -78,7 +63,7 @@ def tests(task_ids, samples_a, samples_b, value):
         "positive": positive,
         "negative": negative,
         "ties": len(differences) - nonzero,
-        "binomtest": float(stats.binomtest(positive, nonzero, 0.5).pvalue) if nonzero > 0 else None,
+        "binomtest": binomtest(positive, nonzero),
     }
 
 

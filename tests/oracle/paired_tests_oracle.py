@@ -68,4 +68,5 @@ def main():
     json.dump(answer, sys.stdout)
 
 
-main()
+if __name__ == "__main__":
+    main()
