@@ -2,7 +2,7 @@
 /**
  * Collects the C++ and Java lint seed programs into one JSONL file per language.
  *
- * Source layout (written for this project; SPEC §5, issue 6 item 7):
+ * Source layout (written for this project; docs/lint.md, issue 6 item 7):
  *
  *   datasets/lint/<language>/NN_slug/      language: cpp | java; NN two digits, slug lower-case words joined by "_"
  *     problem.json   {"id": "lint/<language>/NN-slug", "statement": ...}

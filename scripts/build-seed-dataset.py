@@ -61,7 +61,7 @@ MIN_PROBLEMS = 60
 MIN_PER_STYLE = {"unittest": 40, "assert": 10, "stdio": 10}
 SOLUTION_LINES = (8, 60)
 TEST_COUNT = (4, 8)
-JOB_TIMEOUT_S = 10  # per program run (SPEC §2.6 default wall limit)
+JOB_TIMEOUT_S = 10  # per program run (docs/sandbox.md default wall limit)
 
 # The verification subprocess sees no PYTHON* variables (-I ignores most anyway) and a fixed locale; hash
 # randomization stays on so that a test depending on set order fails here rather than in training.
@@ -391,7 +391,7 @@ def stdio_job(problem: Problem, program: str) -> dict:
 
 
 def normalize_output(text: str) -> str:
-    """SPEC §2.6: compare after trimming trailing whitespace per line (and trailing empty lines)."""
+    """docs/sandbox.md: compare after trimming trailing whitespace per line (and trailing empty lines)."""
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()

@@ -10,11 +10,11 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { ErrorCode, MineditError } from "./errors.js";
 
-/** The paper's reward ablation (Table 5), chosen per server and overridable per request (SPEC §2.4). */
+/** The paper's reward ablation (Table 5), chosen per server and overridable per request (docs/reward.md#the-formula). */
 export const REWARD_VARIANTS = ["full", "correctness_only", "edit_only", "edit_plus_cc"] as const;
 export type RewardVariant = (typeof REWARD_VARIANTS)[number];
 
-/** What X and Y are when measuring d(X, Y) (SPEC §2.3). */
+/** What X and Y are when measuring d(X, Y) (docs/reward.md#distance-and-scope). */
 export const DISTANCE_SCOPES = ["program", "function_body"] as const;
 export type DistanceScope = (typeof DISTANCE_SCOPES)[number];
 
@@ -57,7 +57,7 @@ const rewardFields = {
 };
 
 /**
- * The reward section (SPEC §2.4). Defaults are the over-editing paper's (§4.1, App. D.1): λexec = 0.1,
+ * The reward section (docs/reward.md#the-formula). Defaults are the over-editing paper's (§4.1, App. D.1): λexec = 0.1,
  * λedit = 1.0, failure = −0.2.
  *
  * `lambdaCc` defaults to 0: the paper's `Lev. + CogC` ablation does not publish its weight, so no value
@@ -65,7 +65,7 @@ const rewardFields = {
  * deliberately. Set it explicitly when running that ablation.
  */
 /**
- * The lint reward (SPEC §5, src/core/lint/reward.ts) for `lint_refactor` tasks: a passing revision A′ of
+ * The lint reward (docs/lint.md, src/core/lint/reward.ts) for `lint_refactor` tasks: a passing revision A′ of
  * A scores `lambdaExec + lambdaFix · clip((Fixed − New) / max(1, |Orig|), −1, 1) − lambdaEdit · d(A, A′)`;
  * a failing one scores the reward section's `failureReward`. Defaults keep "do nothing" at exactly
  * λexec = 0.1 and every passing revision that adds no alert above a failure (λexec − λedit = −0.15 > −0.2).
@@ -141,7 +141,7 @@ export const ServerTlsConfigSchema = z.strictObject({
 });
 export type ServerTlsConfig = z.output<typeof ServerTlsConfigSchema>;
 
-/** The gRPC server (SPEC §7): where it listens, how large a batch it accepts, TLS and token auth. */
+/** The gRPC server (docs/design.md): where it listens, how large a batch it accepts, TLS and token auth. */
 export const ServerConfigSchema = z.strictObject({
   /** Interface to bind. The loopback default keeps an unauthenticated server off the network. */
   host: z.string().min(1).default("127.0.0.1"),
@@ -203,7 +203,7 @@ export const ServerConfigSchema = z.strictObject({
 });
 export type ServerConfig = z.output<typeof ServerConfigSchema>;
 
-/** Test execution (SPEC §2.6): the embedded bubblewrap sandbox and its per-run limits. */
+/** Test execution (docs/sandbox.md): the embedded bubblewrap sandbox and its per-run limits. */
 /** The Docker backend's settings (docs/sandbox.md#docker; src/sandbox/docker.ts). */
 export const DockerConfigSchema = z.strictObject({
   /** The daemon's socket. */

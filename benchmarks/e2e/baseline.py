@@ -46,7 +46,7 @@ FAILURE_REWARD = -0.2
 
 
 def tokens_of(source):
-    """SPEC §2.2: tokens(norm(X)). Raises SyntaxError/ValueError when X does not parse."""
+    """docs/reward.md#normalization-and-tokens: tokens(norm(X)). Raises SyntaxError/ValueError when X does not parse."""
     return token_strings(ast.unparse(ast.parse(source)))
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The CPython reference pipeline for the metrics benchmark, plus the stdlib helper the batch generator uses.
 
-    reference.py score BATCH.jsonl   Score a batch the way a plain Python implementation of SPEC §2.1–2.3
+    reference.py score BATCH.jsonl   Score a batch the way a plain Python implementation of docs/reward.md
                                      would: per task, norm+tokens of C and G once; per rollout, extract the
                                      program, ast.unparse(ast.parse(M)), tokenize, two-row Levenshtein DP.
                                      Prints one JSON object: timings (perf_counter, interpreter start-up
@@ -46,7 +46,7 @@ JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2
 # Same rule as src/core/extract-program.ts: 0-3 leading spaces, 3+ backticks, an info string without backticks.
 FENCE_LINE = re.compile(r"( {0,3})`{3,}[^`]*")
 LINE_PART = re.compile(r"[^\n]*\n|[^\n]+\Z")
-# SPEC §2.2: these token types are dropped; NEWLINE is kept.
+# docs/reward.md#normalization-and-tokens: these token types are dropped; NEWLINE is kept.
 DROPPED = frozenset(
     {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
 )
@@ -82,7 +82,7 @@ def strip_end_of_turn(completion):
 
 
 def extract_program(completion):
-    """SPEC §2.1: end-of-turn markers off, text after the last </think>, then the last fenced block (or
+    """docs/reward.md#from-completion-to-program-m: end-of-turn markers off, text after the last </think>, then the last fenced block (or
     everything); None = NO_CODE."""
     answer = strip_end_of_turn(completion)
     end = answer.rfind(THINK_CLOSE)
@@ -112,7 +112,7 @@ def extract_program(completion):
 
 
 def token_strings(normalized):
-    """SPEC §2.2: token strings of norm(X), without COMMENT/NL/ENCODING/ENDMARKER/INDENT/DEDENT."""
+    """docs/reward.md#normalization-and-tokens: token strings of norm(X), without COMMENT/NL/ENCODING/ENDMARKER/INDENT/DEDENT."""
     return [t.string for t in tokenize.generate_tokens(io.StringIO(normalized).readline) if t.type not in DROPPED]
 
 
@@ -132,7 +132,7 @@ def levenshtein(a, b):
 
 
 def distance(a, b):
-    """SPEC §2.3: Levenshtein / max length, 0 when both are empty."""
+    """docs/reward.md#distance-and-scope: Levenshtein / max length, 0 when both are empty."""
     longest = max(len(a), len(b))
     return 0.0 if longest == 0 else levenshtein(a, b) / longest
 

@@ -36,7 +36,7 @@ any process holding its write end can open the read end through /proc/self/fd an
             all_ok is true only when every counted test passed and nothing failed outside a test.
 The runner never counts a test with a `fail` record, or a `test` record with ok false, as passed.
 
-Against a candidate that tries to pass without solving the task (SPEC §2.6; each line is a test in
+Against a candidate that tries to pass without solving the task (docs/sandbox.md; each line is a test in
 tests/sandbox/hostile.test.ts or reward-hacks.test.ts):
 - sys.exit() / os._exit() / killing the process before or during the tests: no `result` record, which
   the runner scores as a failure, never a pass. SystemExit raised by the program is caught and reported.
@@ -53,7 +53,7 @@ tests/sandbox/hostile.test.ts or reward-hacks.test.ts):
   np.testing.assert_allclose, pd.DataFrame.equals replaced); the program may not set a library or test
   function's __code__, __defaults__ or __kwdefaults__. unittest's skip and expected-failure flags count
   only for tests the tests' decorators mark (set at run time, a skip is a failure).
-- Objects that lie (SPEC §2.6 "reward hacks"): the tests' comparisons (==, !=, <, <=, >, >=, in, not
+- Objects that lie (docs/sandbox.md "reward hacks"): the tests' comparisons (==, !=, <, <=, >, >=, in, not
   in), arithmetic (+ - * / // % **) and abs() are rewritten (AST) into calls of this harness, as are
   `self.assertEqual` and the other comparing assert methods (which are also replaced on TestCase).
   Those go by who defined the methods involved: when one operand's type has the operator defined by

@@ -1,5 +1,5 @@
 /**
- * The analyzer contract (SPEC §5) and what the three adapters (src/lint/analyzers/) share: the fixed
+ * The analyzer contract (docs/lint.md) and what the three adapters (src/lint/analyzers/) share: the fixed
  * configuration files in lint/config/, the pinned versions, and running a tool in the sandbox.
  *
  * Every analyzer runs its tool inside the {@link Sandbox} (no network, a private scratch directory, the

@@ -50,7 +50,7 @@ export function createLintSandbox(
 }
 
 /**
- * The version of every analyzer as the tools report it, run in `sandbox` (SPEC §5: versions are printed
+ * The version of every analyzer as the tools report it, run in `sandbox` (docs/lint.md: versions are printed
  * in every report). Does not check the pins; {@link Linter} does.
  */
 export async function analyzerVersions(

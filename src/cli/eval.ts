@@ -1,5 +1,5 @@
 /**
- * `minedit eval run|compare|report`: held-out evaluation (SPEC §6; issue 14). Parse the flags → one
+ * `minedit eval run|compare|report`: held-out evaluation (docs/eval.md; issue 14). Parse the flags → one
  * function of src/eval/ (run-job.ts, report-job.ts) → exit code. The endpoint's base URL and API key may
  * come from the environment (`OPENAI_BASE_URL`, the variable `--api-key-env` names), read here and
  * nowhere else.
@@ -41,7 +41,7 @@ const EXIT_CODES = `Exit codes:
 export function evalHelp(): string {
   return `Usage: minedit eval <run|compare|report|study> [options]
 
-Held-out evaluation of a repair model (SPEC §6): Pass@1, excess edit distance and added cognitive
+Held-out evaluation of a repair model (docs/eval.md): Pass@1, excess edit distance and added cognitive
 complexity per domain (in-domain / OOD) and corruption family, with bootstrap confidence intervals by
 problem; paired comparisons of two runs; JSON, Markdown and one self-contained HTML page.
 

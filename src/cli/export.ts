@@ -1,5 +1,5 @@
 /**
- * `minedit export`: training sets from repair tasks (SPEC §4), in the files TRL, LlamaFactory, verl and
+ * `minedit export`: training sets from repair tasks (docs/export.md), in the files TRL, LlamaFactory, verl and
  * OpenRLHF read. Parse the flags → open the inputs and the output → run the export (src/export/) →
  * commit the files atomically → summary and exit code.
  *

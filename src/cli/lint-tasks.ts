@@ -1,5 +1,5 @@
 /**
- * `minedit lint tasks`: builds lint tasks (SPEC §5) from source files with tests — by default the shipped
+ * `minedit lint tasks`: builds lint tasks (docs/lint.md) from source files with tests — by default the shipped
  * Python seed problems and the C++/Java seed programs — and writes them with a report of alerts per file,
  * per category and per rule. Parse the flags → src/lint/tasks-job.ts → exit code.
  */

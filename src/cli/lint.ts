@@ -1,5 +1,5 @@
 /**
- * `minedit lint …`: linter-guided refactoring (SPEC §5). `minedit lint report FILE.jsonl` analyzes the
+ * `minedit lint …`: linter-guided refactoring (docs/lint.md). `minedit lint report FILE.jsonl` analyzes the
  * original and revised file of every row with the language's pinned analyzer (Pylint, clang-tidy, PMD) in
  * the sandbox and prints the LintEval metrics and OmniCode's style score as tables (or JSON), with the
  * analyzer versions. Parse the flags → read the rows → src/lint/report.ts → print → exit code.
@@ -32,7 +32,7 @@ const EXIT_CODES = `Exit codes:
 export function lintHelp(): string {
   return `Usage: minedit lint <report|tasks> [options]
 
-Linter-guided refactoring (SPEC §5): Pylint (Python), clang-tidy (C++) and PMD (Java) with fixed rule
+Linter-guided refactoring (docs/lint.md): Pylint (Python), clang-tidy (C++) and PMD (Java) with fixed rule
 configurations (lint/config/) and pinned versions, alerts matched on rule id and sanitized message.
 
   minedit lint report FILE.jsonl [--json]   metrics of a set of (original, revised) files

@@ -1,6 +1,6 @@
 /**
  * `minedit score FILE.jsonl`: offline scoring of model completions with the edit-minimality reward
- * (SPEC §2). Parse the flags → src/scoring/offline/score-file.ts → exit code.
+ * (docs/reward.md). Parse the flags → src/scoring/offline/score-file.ts → exit code.
  */
 import { availableParallelism } from "node:os";
 import { DISTANCE_SCOPES, parseConfig, REWARD_VARIANTS } from "../config.js";

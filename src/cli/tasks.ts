@@ -1,5 +1,5 @@
 /**
- * `minedit tasks build` and `minedit tasks stats`: the repair-task factory (SPEC §3) and the composition
+ * `minedit tasks build` and `minedit tasks stats`: the repair-task factory (docs/tasks.md#corruption-families) and the composition
  * report of a task set (the over-editing paper's Tables 7–10). Parse the flags → build (src/tasks/build.ts)
  * or read (src/tasks/task-set.ts) → print the report → exit code.
  */
@@ -38,7 +38,7 @@ const EXIT_CODES = `Exit codes:
 export function tasksHelp(): string {
   return `Usage: minedit tasks <build|stats> [options]
 
-Repair tasks by corruption (SPEC §3): a correct program is corrupted at known places, and the task is
+Repair tasks by corruption (docs/tasks.md#corruption-families): a correct program is corrupted at known places, and the task is
 kept only if the gold program passes its tests and the corrupted one fails them.
 
   minedit tasks build --source FILE --out FILE [options]   build a task set from a problem source

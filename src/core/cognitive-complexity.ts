@@ -1,5 +1,5 @@
 /**
- * Cognitive complexity (SPEC §2.5) of a Python program, measured on its AST (python/ast.ts, CPython's tree
+ * Cognitive complexity (docs/reward.md#added-cognitive-complexity) of a Python program, measured on its AST (python/ast.ts, CPython's tree
  * plus the marks of how the source was written that the measure needs), for `added_cc(M) = CC(M) − CC(G)` (the over-editing paper's "Added cognitive complexity" metric,
  * in its Metrics section, and the "Lev. + CogC" reward of its Table 5).
  *
@@ -8,7 +8,7 @@
  *
  * Sources. The metric is G. Ann Campbell's "Cognitive Complexity — a new way of measuring
  * understandability" (SonarSource white paper, v1.5, 2021; "WP" below, its appendix B lists the
- * increments B1, nesting-level structures B2 and nesting increments B3). SPEC §2.5 asks for the rules
+ * increments B1, nesting-level structures B2 and nesting increments B3). docs/reward.md#added-cognitive-complexity asks for the rules
  * *as SonarSource implements them for Python*: sonar-python's `CognitiveComplexityVisitor`
  * (python-frontend, org.sonar.python.metrics), its rule S3776 (`CognitiveComplexityFunctionCheck`) and
  * its test resource `metrics/cognitive-complexities.py` (whose expected values this module reproduces).
@@ -68,7 +68,7 @@
  * Variant `paper`: the over-editing paper's evaluation, which is its own visitor, the cognitive part of
  * `CombinedVisitor` in `compute_python_complexities`, nreHieW/fyp `partial_edits/utils/complexity_utils.py`
  * at commit 5a4023e4d1f287ac73a616b5b944a14f28422c7e ("CU" below, with line numbers; "EU" is the
- * `extract_utils.py` beside it). SPEC §2.5 states these rules; this module reproduces that visitor on every
+ * `extract_utils.py` beside it). docs/reward.md#added-cognitive-complexity states these rules; this module reproduces that visitor on every
  * program, and tests/differential/paper-complexity.test.ts checks it against an oracle of the same rules
  * (tests/oracle/paper_complexity.py) on the standard library. The visitor runs on CPython's `ast`, as this
  * module does. "Level" is the visitor's `self.nesting`.

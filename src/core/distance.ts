@@ -1,5 +1,5 @@
 /**
- * Token-level edit distance (SPEC §2.3): every token is one symbol, never its characters, so `["abc"]`
+ * Token-level edit distance (docs/reward.md#distance-and-scope): every token is one symbol, never its characters, so `["abc"]`
  * and `["abd"]` are at distance 1 and identifier length carries no weight (the over-editing paper,
  * §3.1: "treats keywords, identifiers, operators, and punctuation as code units").
  */
@@ -235,7 +235,7 @@ export class TokenBaseline {
 
 /**
  * Normalized token distance d(X, Y) = Levenshtein(X, Y) / max(|X|, |Y|), in [0, 1], and 0 when both
- * sequences are empty (SPEC §2.3).
+ * sequences are empty (docs/reward.md#distance-and-scope).
  */
 export function normalizedTokenDistance(a: readonly string[], b: readonly string[]): number {
   const longest = Math.max(a.length, b.length);

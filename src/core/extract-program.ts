@@ -1,5 +1,5 @@
 /**
- * From a model completion to the candidate program M (SPEC §2.1).
+ * From a model completion to the candidate program M (docs/reward.md#from-completion-to-program-m).
  *
  * Rules, in order:
  * 0. End-of-turn markers at the very end of the completion (`<|im_end|>`, `<|eot_id|>`, `</s>`, … — see
@@ -12,12 +12,12 @@
  * 2. The LAST fenced code block wins (models typically restate the final version last). A fence is a line
  *    that starts with at most 3 spaces, then 3 or more backticks, then an optional info string
  *    (```` ```python ````, ```` ```py ````, any ```` ```lang ````) that contains no backtick.
- * 3. Fence lines alternate open/close: a block closes at the next fence line (SPEC: "closes at the next
+ * 3. Fence lines alternate open/close: a block closes at the next fence line (docs/reward.md: "closes at the next
  *    fence line"), whatever its length or info string. An unclosed last block runs to the end of the text.
  * 4. With no fence line at all, the whole remaining text is the candidate.
  * 5. An extraction that is empty or whitespace-only is `no_code`.
  *
- * Decisions the SPEC leaves open, and why:
+ * Decisions the definition leaves open, and why:
  * - Only backtick fences. `~~~` fences are not recognised: a line such as `~~~x` is valid Python (bitwise
  *   not, three times) and would cut a program, whereas a line starting with ```` ``` ```` can never be
  *   Python code (backticks are not Python 3 tokens; such a line can only sit inside a string literal).
@@ -34,7 +34,7 @@
  *   with its own line terminator (CommonMark's definition), so `\r\n` endings are preserved as-is.
  *   CPython's string tokenizer translates `\r\n` and lone `\r` to `\n` before parsing, so downstream
  *   parsing must do the same.
- * - If the last block is empty, the result is `no_code` even when an earlier block had code: the SPEC
+ * - If the last block is empty, the result is `no_code` even when an earlier block had code: the definition
  *   says the last block is the candidate, and an empty final answer is the model's answer.
  */
 
@@ -118,7 +118,7 @@ function stripContainerIndent(block: string, indent: number): string {
 }
 
 /**
- * Extracts the candidate program from a completion (SPEC §2.1). Pure and total: never throws.
+ * Extracts the candidate program from a completion (docs/reward.md#from-completion-to-program-m). Pure and total: never throws.
  *
  * @returns `{ kind: "code", program }` with the program text exactly as written (see the module comment
  *   for the one indentation exception), or `{ kind: "no_code" }` when the extraction is empty or

@@ -1,7 +1,7 @@
 /**
- * SPEC §2.2–2.3: `norm(X)` and `tokens(X)` for Python programs, reproducing CPython 3.11's
+ * docs/reward.md#normalization-and-tokens: `norm(X)` and `tokens(X)` for Python programs, reproducing CPython 3.11's
  * `ast.unparse(ast.parse(X))` and `tokenize` without running Python; `analyzeProgram` adds CC(X)
- * (SPEC §2.5) from the same parse.
+ * (docs/reward.md#added-cognitive-complexity) from the same parse.
  *
  * Callers must `await loadPythonGrammar()` once per thread before using these (synchronous) functions.
  */
@@ -52,7 +52,7 @@ export function normalizeProgram(source: string, scope: DistanceScope = "program
 export type AnalyzedProgram = NormalizedProgram & { cognitiveComplexity: number };
 
 /**
- * {@link normalizeProgram} plus the program's cognitive complexity (SPEC §2.5, `variant` as in
+ * {@link normalizeProgram} plus the program's cognitive complexity (docs/reward.md#added-cognitive-complexity, `variant` as in
  * `cognitiveComplexity`), measured on the same tree, so scoring a rollout parses M once.
  * CC is always over the whole program, whatever the distance scope. Throws like `normalizeProgram`.
  *

@@ -1,5 +1,5 @@
 /**
- * The edit-minimality reward (SPEC §2.4; over-editing paper §4.1): a passing repair earns λexec minus
+ * The edit-minimality reward (docs/reward.md#the-formula; over-editing paper §4.1): a passing repair earns λexec minus
  * λedit times its excess edit distance, every failure earns a fixed failure reward, and an
  * infrastructure fault earns no reward at all so the trainer can mask the sample.
  */
@@ -67,7 +67,7 @@ export type RewardComponents = { dModel: number; dGold: number; excess: number; 
 export type RewardOutcome = { reward: number | null; components: RewardComponents | null };
 
 /**
- * Excess edit distance e(M) = d(M, C) − d(G, C) (SPEC §2.3). Positive: the model changed more than the
+ * Excess edit distance e(M) = d(M, C) − d(G, C) (docs/reward.md#distance-and-scope). Positive: the model changed more than the
  * known minimal repair. Negative values (the model changed less than the gold patch, e.g. returned the
  * corrupted program unchanged and still passed) are possible and kept, as in the paper.
  */
@@ -129,7 +129,7 @@ function passingReward(components: RewardComponents | null, config: RewardConfig
 }
 
 /**
- * Computes the reward of one rollout (SPEC §2.4).
+ * Computes the reward of one rollout (docs/reward.md#the-formula).
  *
  * - `INFRA_ERROR`, `INVALID_TASK` → `reward: null`: the sandbox or the task broke, not the candidate;
  *   the trainer masks the sample.

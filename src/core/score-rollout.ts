@@ -1,5 +1,5 @@
 /**
- * Scores rollouts of one repair task without executing them (SPEC §2.1–2.5): completion → program M,
+ * Scores rollouts of one repair task without executing them (docs/reward.md): completion → program M,
  * tokens(M), d(M, C), d(G, C), excess, added cognitive complexity CC(M) − CC(G) and reward. Execution
  * verdicts come from the sandbox (a later stage); here a program that parses counts as passing unless
  * the caller supplies a verdict.
@@ -110,7 +110,7 @@ export function scoreCompletion(
   return scoreProgram(task, extracted.program, config, executionVerdict, programs);
 }
 
-/** The score of a completion that contains no code (SPEC §2.2): the same for every such completion. */
+/** The score of a completion that contains no code (docs/reward.md#normalization-and-tokens): the same for every such completion. */
 export function noCodeScore(config: RewardConfig): RolloutScore {
   return failure("NO_CODE", "the completion contains no code", config);
 }
@@ -121,7 +121,7 @@ export function isKnownProgram(task: PreparedTask, program: string): boolean {
 }
 
 /**
- * Scores the program extracted from a completion (SPEC §2.2) — all a score depends on besides the task,
+ * Scores the program extracted from a completion (docs/reward.md#normalization-and-tokens) — all a score depends on besides the task,
  * the reward config and the verdict, so a caller may key a memo of scores by the program.
  */
 export function scoreProgram(

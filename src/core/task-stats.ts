@@ -1,10 +1,10 @@
 /**
- * The composition report of a repair-task set (SPEC §3; the over-editing paper's §3.1 "Benchmark
+ * The composition report of a repair-task set (docs/tasks.md#corruption-families; the over-editing paper's §3.1 "Benchmark
  * statistics" and appendix A.2, Tables 7–10), computed from task rows and the builder's rejection counts,
  * and rendered as Markdown tables or JSON.
  *
  * Definitions (the paper states them loosely; these are ours, documented so the numbers can be checked):
- * - Distances are those of the reward (SPEC §2.3), on whole normalized programs: tokens(X) of norm(X).
+ * - Distances are those of the reward (docs/reward.md#distance-and-scope), on whole normalized programs: tokens(X) of norm(X).
  *   Gold token edit distance = Levenshtein(tokens(G), tokens(C)); normalized gold distance d(G, C) = that
  *   divided by the longer token count; the same over function bodies (scope `function_body`, the paper's
  *   `extract_function_body`: see normalize.ts and docs/reward.md "Distance and scope"), which is how the paper's
@@ -15,7 +15,7 @@
  *   (the tasks of one problem share their gold program, which counts once). A function's executable lines
  *   are the non-blank lines of norm(G) covered by its body's statements, its docstring excluded (norm has
  *   no comments; the `def` line itself is not counted). Its tokens are the tokens of norm(G) from its first
- *   executable statement to its end, NEWLINE tokens included (they are tokens of SPEC §2.2 too).
+ *   executable statement to its end, NEWLINE tokens included (they are tokens of docs/reward.md#normalization-and-tokens too).
  * - Summaries: mean, and quantiles by linear interpolation between order statistics (NumPy's default,
  *   R type 7, Python's `statistics.quantiles(method="inclusive")`): q(p) = x[h] + (h − ⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋])
  *   with h = (n − 1)p over the sorted values, 0-based.

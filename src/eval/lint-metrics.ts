@@ -1,5 +1,5 @@
 /**
- * LintEval's metrics (SPEC §5; src/core/lint/metrics.ts has the definitions) for the lint tasks of an
+ * LintEval's metrics (docs/lint.md; src/core/lint/metrics.ts has the definitions) for the lint tasks of an
  * evaluation, from the counts the scorer reports per sample (|Orig|, Fixed, New) and the unified-diff
  * lines of each revision. Every sample is an instance: N = tasks × n, P = the passing samples, and a
  * sample that failed, was not generated or could not be analyzed is an instance outside P (its style

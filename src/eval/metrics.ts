@@ -1,5 +1,5 @@
 /**
- * A run's metrics (SPEC §6; the over-editing paper's §3.1 "Metrics"), per group of tasks — all repair
+ * A run's metrics (docs/eval.md; the over-editing paper's §3.1 "Metrics"), per group of tasks — all repair
  * tasks, each domain (in-domain / OOD), each exact family combination and each family ("contains"), each
  * retention suite — with cluster-bootstrap confidence intervals by problem (src/core/eval/bootstrap.ts).
  *

@@ -65,7 +65,7 @@ export const GroupMetricsSchema = z.object({
 });
 export type GroupMetrics = z.output<typeof GroupMetricsSchema>;
 
-/** LintEval's metrics (SPEC §5) over a run's lint tasks, computed from the counts of each sample. */
+/** LintEval's metrics (docs/lint.md) over a run's lint tasks, computed from the counts of each sample. */
 export const LintGroupSchema = z.object({
   instances: z.number().int(),
   passed: z.number().int(),

@@ -25,7 +25,7 @@ export type ExportTask = StoredTask & {
   families: string[];
 };
 
-/** The split label of held-out tasks (SPEC §3: OOD families never build training data). */
+/** The split label of held-out tasks (docs/tasks.md#corruption-families: OOD families never build training data). */
 export const OOD_SPLIT = "ood";
 
 const ExportFieldsSchema = z.object({

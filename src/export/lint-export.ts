@@ -1,10 +1,10 @@
 /**
- * The lint corpora (SPEC §4; issue 6 item 6): `alq` (A+L→A′), `qa` (Q→A) and `qa-prime` (Q→A′) from lint
+ * The lint corpora (docs/export.md; issue 6 item 6): `alq` (A+L→A′), `qa` (Q→A) and `qa-prime` (Q→A′) from lint
  * tasks (src/scoring/lint-task.ts) and candidate revisions — completions of a teacher model (the candidate
  * shapes of rsft, src/export/candidates.ts) and/or the rule-based fixer `clang-tidy --fix` (C++ tasks).
  *
  * For each task every candidate is judged (src/export/lint-selection.ts): its program is extracted from
- * the completion (SPEC §2.1's rules: the last fenced block), its tests run in the sandbox, and a passing
+ * the completion (docs/reward.md#from-completion-to-program-m's rules: the last fenced block), its tests run in the sandbox, and a passing
  * one is analyzed with the task language's pinned analyzer; the original file is analyzed again in the
  * same run, so Fixed and New compare two analyses of one tool version and configuration. The original's
  * fresh alerts must equal the task's stored ones (the L the prompt shows): a task built under another

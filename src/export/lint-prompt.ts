@@ -1,5 +1,5 @@
 /**
- * Prompts of the lint corpora (SPEC §4, LintEval §4.4 and Appendix A.4):
+ * Prompts of the lint corpora (docs/export.md, LintEval §4.4 and Appendix A.4):
  *
  * - A+L→A′ (`alq`): the LintEval refactoring prompt — the source file A, its lint alerts L, and the four
  *   requirements of §3.1 (preserve functionality, reduce alerts, avoid new alerts, edit minimally) — with

@@ -1,5 +1,5 @@
 /**
- * Which candidate revision A′ of a lint task becomes the corpus's answer (issue 6 item 6; SPEC §4–5):
+ * Which candidate revision A′ of a lint task becomes the corpus's answer (issue 6 item 6; docs/export.md, docs/lint.md#lint-corpora):
  *
  * - kept only if it passes every test of the task (functionality is a prerequisite, LintEval §3.1) and
  *   reduces the alerts: net fixed = Fixed − New > 0 (multiset matching, src/core/lint/alert.ts);

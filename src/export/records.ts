@@ -23,7 +23,7 @@ import type { RevisionOrigin } from "./lint-selection.js";
 import { type Message, type PromptStyle, promptId, promptMessages, pythonBlock } from "./prompt.js";
 import type { ScoredCandidate } from "./selection.js";
 
-/** The corpora built from lint tasks (SPEC §4: A+L→A′, Q→A, Q→A′). */
+/** The corpora built from lint tasks (docs/export.md: A+L→A′, Q→A, Q→A′). */
 export const LINT_EXPORT_KINDS = ["alq", "qa", "qa-prime"] as const;
 export type LintExportKind = (typeof LINT_EXPORT_KINDS)[number];
 

@@ -1,6 +1,6 @@
 /**
  * Rejection sampling (rSFT) and preference pairs (DPO / DPOP) from scored candidates, per task
- * (SPEC §4; over-editing paper §4.1: "we generate eight candidate repairs per training sample, keep
+ * (docs/export.md; over-editing paper §4.1: "we generate eight candidate repairs per training sample, keep
  * passing candidates, and rank them by Levenshtein distance to the reference repair; rSFT uses the three
  * smallest-edit candidates, while DPO prefers the smallest-edit candidate over the largest-edit one").
  *

@@ -1,5 +1,5 @@
 /**
- * Splits by problem (SPEC §4): every variant of one problem lands in the same split, so a corrupted
+ * Splits by problem (docs/export.md): every variant of one problem lands in the same split, so a corrupted
  * version of a problem seen in training never shows up in evaluation.
  *
  * The split of a problem is a pure function of (seed, problem_id): the first 48 bits of

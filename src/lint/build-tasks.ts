@@ -1,5 +1,5 @@
 /**
- * The lint task builder (issue 6 item 7; SPEC §5): from source files that pass their tests to lint tasks
+ * The lint task builder (issue 6 item 7; docs/lint.md): from source files that pass their tests to lint tasks
  * (`kind: "lint_refactor"`), the instances of linter-guided refactoring. As in LintEval §2.1–2.3, a task
  * is a file that is correct (it passes its tests, run here in the sandbox) and has at least one alert of
  * the language's pinned analyzer; files that fail their tests or have nothing to fix are counted by

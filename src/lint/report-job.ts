@@ -1,5 +1,5 @@
 /**
- * One `minedit lint report FILE.jsonl` run (SPEC §5): read the refactoring rows, run the tests of the rows
+ * One `minedit lint report FILE.jsonl` run (docs/lint.md): read the refactoring rows, run the tests of the rows
  * that carry tests instead of `passed`, analyze every original and revised file with the language's pinned
  * analyzer in the sandbox, and render the LintEval metrics and OmniCode's style score (report.ts).
  *
@@ -46,7 +46,7 @@ function usage(message: string): MineditError {
 
 const LanguageSchema = z.enum(LINT_LANGUAGES, { error: `expected one of ${LINT_LANGUAGES.join(", ")}` });
 const PassedSchema = z.boolean({ error: "expected true or false" });
-/** LintEval's limits per run (SPEC §5): 10 s and 1 GiB, the sandbox defaults. */
+/** LintEval's limits per run (docs/lint.md): 10 s and 1 GiB, the sandbox defaults. */
 const LINT_LIMITS = DEFAULT_LIMITS;
 
 /** One input row, validated. */

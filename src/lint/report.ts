@@ -1,5 +1,5 @@
 /**
- * The lint report (SPEC §5) of a set of refactorings: each (original, revised) pair analyzed with the
+ * The lint report (docs/lint.md) of a set of refactorings: each (original, revised) pair analyzed with the
  * language's analyzer, the LintEval metrics and OmniCode's style score overall, per language and per
  * category, and the analyzer versions — as data ({@link LintReport}) and as Markdown tables.
  */

@@ -1,5 +1,5 @@
 /**
- * One `minedit lint tasks` run (SPEC §5): read the source files with tests, build lint tasks from them
+ * One `minedit lint tasks` run (docs/lint.md): read the source files with tests, build lint tasks from them
  * (build-tasks.ts: tests and analyzer in the sandbox), and write the tasks and their reports atomically.
  *
  * Decisions, and why:
@@ -8,7 +8,7 @@
  *   the report, not errors.
  * - Bad rows (unreadable, invalid, a duplicate problem_id) are reported as `FILE:LINE: reason` and make
  *   the exit code 1; the tasks of the other rows are still written.
- * - Tests run with LintEval's limits (10 s, 1 GiB per run, SPEC §5), the sandbox's defaults.
+ * - Tests run with LintEval's limits (10 s, 1 GiB per run, docs/lint.md), the sandbox's defaults.
  */
 import { relative } from "node:path";
 import { createLintSandbox, Linter } from "../analyzers/linter.js";

@@ -1,5 +1,5 @@
 /**
- * Test runner for compiled languages (C++ and Java; SPEC §5, "Execution"): compile the program, then run
+ * Test runner for compiled languages (C++ and Java; docs/lint.md, "Execution"): compile the program, then run
  * it on stdin/stdout cases, all in ONE sandbox run, with the verdict rules and output comparison of the
  * Python stdio runner (python.ts `interpretStdioRun`, `outputMatches`). The languages (compiler command,
  * how to start the binary, memory settings) are in cpp.ts and java.ts.

@@ -1,5 +1,5 @@
 /**
- * C++ programs with stdin/stdout tests (SPEC §5): `g++ -std=c++17 -O2`, then the binary per case, through
+ * C++ programs with stdin/stdout tests (docs/lint.md): `g++ -std=c++17 -O2`, then the binary per case, through
  * the compiled-language runner (compiled.ts). The program's address space is limited to
  * `limits.memoryBytes` (1 GiB by default, LintEval's limit), everything included.
  */

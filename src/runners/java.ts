@@ -1,5 +1,5 @@
 /**
- * Java programs with stdin/stdout tests (SPEC §5): `javac`, then `java` per case, through the
+ * Java programs with stdin/stdout tests (docs/lint.md): `javac`, then `java` per case, through the
  * compiled-language runner (compiled.ts).
  *
  * The class: a program is one source file whose entry point is its public top-level class (`public class

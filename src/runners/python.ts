@@ -1,5 +1,5 @@
 /**
- * Python test runners (SPEC §2.6): build the files of a test program for one test style, run it in a
+ * Python test runners (docs/sandbox.md): build the files of a test program for one test style, run it in a
  * {@link Sandbox}, and turn what happened into a verdict with tests passed / total.
  *
  * - `unittest` (BigCodeBench) and `assert` (HumanEval) run `sandbox/python/harness.py`, which executes

@@ -1,5 +1,5 @@
 /**
- * The embedded sandbox backend (SPEC §7): Linux namespaces through bubblewrap, no daemon.
+ * The embedded sandbox backend (docs/design.md): Linux namespaces through bubblewrap, no daemon.
  *
  * One run is one `bwrap` process tree:
  *

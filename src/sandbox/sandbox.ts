@@ -1,5 +1,5 @@
 /**
- * The one execution-sandbox interface (SPEC §2.6, §7). Runners (src/runners/) build the files and argv
+ * The one execution-sandbox interface (docs/sandbox.md, §7). Runners (src/runners/) build the files and argv
  * of a test program and hand them to a `Sandbox`; backends (bwrap.ts, the embedded default; docker.ts,
  * the production one) decide how the isolation is done. A backend must give every run:
  *
@@ -11,7 +11,7 @@
  *
  * What the program did (exit code, signal, timeout, output) is data in the {@link ExecutionResult}. A
  * backend throws `MineditError(ErrorCode.Unavailable, …)` only when the sandbox itself could not start,
- * which callers turn into the `INFRA_ERROR` verdict (SPEC §2.4: infrastructure faults are not failures),
+ * which callers turn into the `INFRA_ERROR` verdict (docs/reward.md#the-formula: infrastructure faults are not failures),
  * and `FailedPrecondition` naming the runtime when the request's task runtime is not installed.
  */
 import type { RuntimeName } from "./runtimes.js";
@@ -42,7 +42,7 @@ export type ExecutionLimits = {
   maxOutputBytes: number;
 };
 
-/** SPEC §2.6 defaults: 10 s wall, 1 GiB memory, 64 processes, 16 MiB files, 1 MiB output. */
+/** docs/sandbox.md defaults: 10 s wall, 1 GiB memory, 64 processes, 16 MiB files, 1 MiB output. */
 export const DEFAULT_LIMITS: ExecutionLimits = Object.freeze({
   wallTimeMs: 10_000,
   memoryBytes: 1024 * 1024 * 1024,

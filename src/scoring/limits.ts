@@ -1,4 +1,4 @@
-/** The limits of one sandboxed test run, as the configuration sets them (SPEC §7, docs/sandbox.md). */
+/** The limits of one sandboxed test run, as the configuration sets them (docs/design.md, docs/sandbox.md). */
 import { availableParallelism } from "node:os";
 import type { Config } from "../config.js";
 import type { ExecutionLimits } from "../sandbox/sandbox.js";

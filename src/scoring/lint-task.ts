@@ -1,5 +1,5 @@
 /**
- * The lint task row (SPEC §5; issue 6): one JSONL line per task, read by the task store (ScoreBatch),
+ * The lint task row (docs/lint.md; issue 6): one JSONL line per task, read by the task store (ScoreBatch),
  * the lint task builder and the lint exports — this module is the one parser and writer of the format.
  *
  *   {"task_id": "lint/python/001_x", "kind": "lint_refactor", "language": "python" | "cpp" | "java",

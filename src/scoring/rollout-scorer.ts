@@ -1,13 +1,13 @@
 /**
  * The scoring engine behind the gRPC handlers: metrics in the piscina pool, tests in the sandbox,
- * reward from both (SPEC §2). Results are yielded as soon as each rollout is done.
+ * reward from both (docs/reward.md). Results are yielded as soon as each rollout is done.
  *
  * - The whole batch goes to the pool at once, so each task's C and G are normalized once.
  * - Rollouts of one task whose norm(M) is identical execute once; the others reuse the outcome
  *   (`cached: true`), as GRPO groups often repeat a completion.
  * - Executions run with bounded concurrency; an aborted signal (deadline, cancelled call) stops the
  *   ones running and skips the rest.
- * - Lint tasks (SPEC §5) may be mixed into the same batch: their rollouts are scored by
+ * - Lint tasks (docs/lint.md) may be mixed into the same batch: their rollouts are scored by
  *   src/scoring/score-lint.ts (tests, then the analyzer on passing revisions) under the same concurrency
  *   bound; rollouts of one lint task with the identical revision text run once.
  * - With an {@link ExecutionBackend} (src/queue/'s front) the repair executions run there instead of in

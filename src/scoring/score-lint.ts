@@ -1,5 +1,5 @@
 /**
- * Scoring rollouts of lint tasks (SPEC §5; the reward is src/core/lint/reward.ts): completion → revision
+ * Scoring rollouts of lint tasks (docs/lint.md; the reward is src/core/lint/reward.ts): completion → revision
  * A′ (the last fenced block, any language), tokens and d(A, A′), the language's tests in the sandbox, and
  * — only for a revision that passes — the language's analyzer on A and A′, whose multiset difference
  * gives Fixed and New.
@@ -74,7 +74,7 @@ export type LintRevision =
   | { kind: "failed"; verdict: "NO_CODE" | "UNPARSABLE"; detail: string }
   | { kind: "program"; program: string; dEdit: number };
 
-/** Extracts and tokenizes the revision (SPEC §2.1 extraction: the last fenced block, whatever its language). */
+/** Extracts and tokenizes the revision (docs/reward.md#from-completion-to-program-m extraction: the last fenced block, whatever its language). */
 export function lintRevision(
   task: PreparedLintTask,
   completion: string,

@@ -1,7 +1,7 @@
 /**
  * The gRPC server: RewardService (scoring through an injected {@link RolloutScorer}), the standard
  * health service and server reflection, on one port, plaintext or TLS, optionally behind a bearer token
- * (SPEC §7).
+ * (docs/design.md).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";

@@ -1,5 +1,5 @@
 /**
- * The task builder (SPEC §3; the over-editing paper §3.1 and §4.1): turns a problem source into repair
+ * The task builder (docs/tasks.md#corruption-families; the over-editing paper §3.1 and §4.1): turns a problem source into repair
  * tasks whose minimal fix is known by construction. For each problem: corrupt the gold program with the
  * engine, run gold and corrupted programs against the problem's tests in the sandbox, and keep a task
  * only when the gold program passes and the corrupted one fails.

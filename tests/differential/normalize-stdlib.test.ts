@@ -1,5 +1,5 @@
 /**
- * SPEC §2.2 differential test: norm(X) and tokens(X) from the TypeScript normalizer against CPython 3.11
+ * docs/reward.md#normalization-and-tokens differential test: norm(X) and tokens(X) from the TypeScript normalizer against CPython 3.11
  * (the installed python3) over the whole standard library — every module as one program, and every
  * function in it as a program of its own. Writes the full report to .cache/normalize-stdlib-report.md.
  *

@@ -1,5 +1,5 @@
 /**
- * SPEC §2.5 differential test of the `paper` cognitive-complexity variant: the TypeScript measure (on the
+ * docs/reward.md#added-cognitive-complexity differential test of the `paper` cognitive-complexity variant: the TypeScript measure (on the
  * normalizer's AST) against tests/oracle/paper_complexity.py (the paper's visitor rules on CPython 3.11's
  * `ast`) over the oracle's whole standard library — every module as one program, and every def in it
  * as a program of its own. Writes the full report to .cache/paper-complexity-stdlib-report.md.

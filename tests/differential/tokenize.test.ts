@@ -3,7 +3,7 @@
  *
  * One python3 process (tests/oracle/tokenize_oracle.py) tokenizes every `.py` file of the CPython
  * standard library (site-packages excluded), both as written and as `ast.unparse(ast.parse(text))` —
- * the normalized shape the reward actually tokenizes (SPEC §2.2) — plus hand-written edge cases and
+ * the normalized shape the reward actually tokenizes (docs/reward.md#normalization-and-tokens) — plus hand-written edge cases and
  * seeded random mutations of real code. Each answer is compared with the TypeScript port as it streams
  * in (token strings and start offsets, or the error), so the TypeScript work overlaps Python's.
  */

@@ -1,5 +1,5 @@
 /**
- * Splits are made by problem, never by row (SPEC §4): a task file with several variants (tasks) per
+ * Splits are made by problem, never by row (docs/export.md): a task file with several variants (tasks) per
  * problem is exported into three splits, and no problem may appear in two of them; held-out (OOD) tasks
  * stay out of the export unless --include-ood. Checked on the JSONL rows and on verl's Parquet
  * `extra_info.problem_id`, and across two exports with the same seed.

@@ -1,5 +1,5 @@
 /**
- * The LintEval metrics and OmniCode's style score on a hand-computed example (SPEC §5), including a
+ * The LintEval metrics and OmniCode's style score on a hand-computed example (docs/lint.md), including a
  * negative Reduction@P, per language and per category; and the unified-diff line count against GNU diff
  * (`diff -U0 --minimal`) as the oracle.
  */

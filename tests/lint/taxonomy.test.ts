@@ -1,5 +1,5 @@
 /**
- * Taxonomy coverage (SPEC §5): every rule enabled by the shipped configurations maps to a category, with
+ * Taxonomy coverage (docs/lint.md): every rule enabled by the shipped configurations maps to a category, with
  * the enabled sets read from the tools themselves — `pylint --list-msgs-enabled`, `clang-tidy
  * --list-checks` — and from the PMD rule set file; and every per-rule entry of the tables names a rule
  * that is enabled (no stale rows).

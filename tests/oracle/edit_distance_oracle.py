@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test oracle for SPEC §2.3: d(X, Y) computed by CPython 3.11 itself.
+"""Test oracle for docs/reward.md#distance-and-scope: d(X, Y) computed by CPython 3.11 itself.
 
 Reads one JSON list of [X, Y] program pairs on stdin and writes the JSON list of d(X, Y):
 tokens(P) = the token strings of tokenize.generate_tokens(ast.unparse(ast.parse(P))) without COMMENT,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test oracle for SPEC §2.2: CPython 3.11's norm(X) and tokens(X) over a corpus of Python files.
+"""Test oracle for docs/reward.md#normalization-and-tokens: CPython 3.11's norm(X) and tokens(X) over a corpus of Python files.
 
 Reads file paths on stdin (one per line). For each file it writes one JSON line for the whole file and
 one for every function in it (each `def`, cut out with its own lines and dedented, so that methods and

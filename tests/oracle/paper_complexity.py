@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test oracle for SPEC §2.5's `paper` variant: the over-editing paper's cognitive complexity, computed on
+"""Test oracle for docs/reward.md#added-cognitive-complexity's `paper` variant: the over-editing paper's cognitive complexity, computed on
 CPython 3.11's `ast` from the rules of its evaluation code, `compute_python_complexities` in nreHieW/fyp
 `partial_edits/utils/complexity_utils.py` (commit 5a4023e4d1f287ac73a616b5b944a14f28422c7e). This file
 is our own implementation of those rules, written from their description in

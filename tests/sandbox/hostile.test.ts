@@ -1,5 +1,5 @@
 /**
- * Hostile candidate programs (SPEC §2.6, §7): each gets a failing verdict (never PASSED, never
+ * Hostile candidate programs (docs/sandbox.md, §7): each gets a failing verdict (never PASSED, never
  * INFRA_ERROR, which would mask the sample instead of penalizing it), leaves nothing running on the host,
  * and a normal program scored right after it in the same sandbox still passes.
  */

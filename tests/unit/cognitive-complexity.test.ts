@@ -1,5 +1,5 @@
 /**
- * Cognitive complexity (SPEC §2.5): hand-checked programs for every construct and rule, in both variants.
+ * Cognitive complexity (docs/reward.md#added-cognitive-complexity): hand-checked programs for every construct and rule, in both variants.
  * The Python comments give the increments, as in the white paper's examples: "+2 (nesting 1)" is the
  * structural +1 plus the nesting increment. `sonar` is SonarSource's rules for Python (sonar-python's
  * CognitiveComplexityVisitor); `paper` is the over-editing paper's own visitor (nreHieW/fyp

@@ -1,5 +1,5 @@
 /**
- * The corruption engine (SPEC §3) and the family registry: determinism, disjoint corruptions, exact
+ * The corruption engine (docs/tasks.md#corruption-families) and the family registry: determinism, disjoint corruptions, exact
  * reversal, uniform and weighted choice, the paper mix, the `{ ok: false }` reasons, and — over the 60 shipped seed solutions — that
  * every corrupted program parses under CPython 3.11 (one python3 process, `ast.parse` on each) and
  * differs from the gold program there too.

@@ -1,5 +1,5 @@
 /**
- * The 14 in-domain corruption families (SPEC §3) and the optional in-domain variant
+ * The 14 in-domain corruption families (docs/tasks.md#corruption-families) and the optional in-domain variant
  * `edge_case_guard_blocks`: each fires exactly where it should on small hand-written programs (every
  * corrupted program spelled out), stays silent where it should not, makes a small token edit, and is
  * undone exactly by its recorded reversal. Over the 60 shipped seed solutions, no family proposes an
@@ -504,7 +504,7 @@ const SILENT: Case[] = [
   { family: "range_step", gold: "for i in range(0, n, s):\n    pass\nr = range(*a)\n", expected: [] },
 ];
 
-test("the in-domain families are the 14 of SPEC §3, in order", () => {
+test("the in-domain families are the 14 of docs/tasks.md#corruption-families, in order", () => {
   expect(IN_DOMAIN_FAMILIES.map((f) => f.name)).toEqual([
     "comparison_operators",
     "range_bounds",

@@ -1,5 +1,5 @@
 /**
- * The 20 held-out (OOD) corruption families of SPEC §3: each fires exactly where its module comment says
+ * The 20 held-out (OOD) corruption families of docs/tasks.md#corruption-families: each fires exactly where its module comment says
  * (the expected corrupted programs are written out), stays silent elsewhere (strings, comments, f-string
  * fields, shapes that do not match), and every single-site edit parses, changes tokens, stays small and is
  * undone by its reversal. The same checks run over the 60 seed solutions, with CPython's `ast.parse`
@@ -510,7 +510,7 @@ function family(name: string): CorruptionFamily {
   return found;
 }
 
-/** CPython 3.11 for each program: its tokens of norm(X) (SPEC §2.2), or the SyntaxError it raised. */
+/** CPython 3.11 for each program: its tokens of norm(X) (docs/reward.md#normalization-and-tokens), or the SyntaxError it raised. */
 const CPYTHON_TOKENS = `
 import ast, io, json, sys, tokenize
 DROP = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
@@ -539,7 +539,7 @@ beforeAll(async () => {
   await loadPythonGrammar();
 });
 
-test("OOD_FAMILIES holds the 20 SPEC §3 families in order, all held out", () => {
+test("OOD_FAMILIES holds the 20 docs/tasks.md#corruption-families families in order, all held out", () => {
   expect(OOD_FAMILIES.map((f) => f.name)).toEqual(Object.keys(CASES));
   expect(new Set(OOD_FAMILIES.map((f) => f.domain))).toEqual(new Set(["ood"]));
   for (const f of OOD_FAMILIES) expect(f.name).toMatch(/^[a-z]+(_[a-z]+)*$/);

@@ -65,7 +65,7 @@ describe("extractProgram: fenced blocks", () => {
     expect(code("````python\nx = 1\n````\n")).toBe("x = 1\n");
   });
 
-  it("closes a block at the next fence line, as SPEC §2.1 says, even one with an info string", () => {
+  it("closes a block at the next fence line, as docs/reward.md#from-completion-to-program-m says, even one with an info string", () => {
     // The model forgot to close the first block and opened another: fence lines simply alternate.
     expect(code(`${F}python\na = 1\n${F}python\nb = 2\n${F}\nc = 3\n${F}\n`)).toBe("c = 3\n");
   });
@@ -164,7 +164,7 @@ describe("extractProgram: </think>", () => {
     expect(code(`</think>${F}python\nx = 1\n${F}`)).toBe("x = 1\n");
   });
 
-  it("leaves text alone when there is only an opening <think> (SPEC keys on </think>)", () => {
+  it("leaves text alone when there is only an opening <think> (the definition keys on </think>)", () => {
     expect(code(`<think>\n${F}\nx = 1\n${F}`)).toBe("x = 1\n");
   });
 });

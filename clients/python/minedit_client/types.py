@@ -28,7 +28,7 @@ VERDICTS = (
 
 @dataclass(frozen=True)
 class Task:
-    """A repair task given inline, for tasks the server does not store (SPEC §2: C, G and the tests).
+    """A repair task given inline, for tasks the server does not store (docs/reward.md: C, G and the tests).
 
     ``tests`` has the shape of a task file's ``tests`` field: ``{"style": "unittest", "code": ...}``,
     ``{"style": "assert", "code": ...}`` (needs ``entry_point``) or

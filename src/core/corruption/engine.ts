@@ -1,5 +1,5 @@
 /**
- * The corruption engine (SPEC §3): finds where the families can corrupt a gold program, chooses among
+ * The corruption engine (docs/tasks.md#corruption-families): finds where the families can corrupt a gold program, chooses among
  * those places with a seeded random generator, applies the edits and records them, so the gold patch is
  * the exact reversal of what was applied.
  *

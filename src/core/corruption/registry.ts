@@ -1,6 +1,6 @@
 /**
  * Every corruption family by name, the family weights that reproduce the over-editing paper's mix, and
- * the parsers of the task builder's `--families`, `--family-weights` and `--corruptions` options (SPEC §3:
+ * the parsers of the task builder's `--families`, `--family-weights` and `--corruptions` options (docs/tasks.md#corruption-families:
  * evaluation uses 1–2 corruptions per task, training 1–10).
  */
 import type { FamilyWeights } from "./engine.js";
@@ -9,7 +9,7 @@ import { IN_DOMAIN_FAMILIES, OPTIONAL_IN_DOMAIN_FAMILIES } from "./in-domain/ind
 import { OOD_FAMILIES } from "./ood/index.js";
 import type { CorruptionFamily } from "./types.js";
 
-/** The 14 in-domain families, then the 20 held-out ones, each in SPEC order: the `all` group. */
+/** The 14 in-domain families, then the 20 held-out ones, each in the order docs/tasks.md lists them: the `all` group. */
 export const ALL_FAMILIES: readonly CorruptionFamily[] = [...IN_DOMAIN_FAMILIES, ...OOD_FAMILIES];
 
 /**

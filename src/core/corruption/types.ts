@@ -1,6 +1,6 @@
 /**
  * The shapes shared by the corruption engine (engine.ts), its 34 families (in-domain/, ood/) and the task
- * builder (SPEC §3). A family only *finds* the places it could corrupt; the engine chooses among them,
+ * builder (docs/tasks.md#corruption-families). A family only *finds* the places it could corrupt; the engine chooses among them,
  * applies them as text edits and records each one, so the gold patch (the reversal) is known by
  * construction.
  */
@@ -18,7 +18,7 @@ export type CorruptionSite = { start: number; end: number; replacement: string }
 export interface CorruptionFamily {
   /** snake_case id used on the command line and in task files, e.g. `comparison_operators`. */
   readonly name: string;
-  /** The family's name as SPEC §3 and the over-editing paper write it, e.g. "Comparison operators". */
+  /** The family's name as docs/tasks.md#corruption-families and the over-editing paper write it, e.g. "Comparison operators". */
   readonly title: string;
   readonly domain: FamilyDomain;
   /**

@@ -1,5 +1,5 @@
 /**
- * Lint alerts (SPEC §5): one shape for the findings of Pylint, clang-tidy and PMD, the message sanitizer
+ * Lint alerts (docs/lint.md): one shape for the findings of Pylint, clang-tidy and PMD, the message sanitizer
  * that makes them comparable across edits, and the multiset matching that decides which alerts a
  * revision fixed and which it introduced.
  *
@@ -81,7 +81,7 @@ const MEASURED_VALUES: Readonly<Record<LintTool, readonly (readonly [RegExp, str
 };
 
 /**
- * The message without location noise, for matching (SPEC §5: "sanitizing removes line/column numbers and
+ * The message without location noise, for matching (docs/lint.md: "sanitizing removes line/column numbers and
  * file paths"): file paths and names (with a trailing `:line:col`), `line N` / `column N` references,
  * the measured value of threshold rules ({@link MEASURED_VALUES}), and runs of whitespace (collapsed to one
  * space, trimmed). Everything else — identifiers, quoted code, types, literal values — is kept, so
@@ -110,7 +110,7 @@ export type AlertDiff = {
 };
 
 /**
- * Multiset difference of two alert lists on {@link alertKey} (SPEC §5). With k original and m revised
+ * Multiset difference of two alert lists on {@link alertKey} (docs/lint.md). With k original and m revised
  * alerts of one key, min(k, m) are unchanged, k − min fixed and m − min introduced. Within a key, alerts
  * are paired in line order (so a report pairs the nearest ones); the counts do not depend on it.
  */

@@ -1,11 +1,11 @@
 /**
- * LintEval's refactoring metrics (SPEC §5, LintEval §3.2) and OmniCode's style-fixing score (§3.2.4), for
+ * LintEval's refactoring metrics (docs/lint.md, LintEval §3.2) and OmniCode's style-fixing score (§3.2.4), for
  * a set of (original, revised) files. Pure: alerts and test outcomes come in, numbers go out.
  *
  * Per instance i: Fixed_i = original alerts absent from the revision and New_i = revision alerts absent
  * from the original (multisets on rule id + sanitized message, {@link diffAlerts}); Lines_i = added +
  * deleted lines of the unified diff ({@link unifiedDiffLineCount}). P = the instances whose revision passes
- * all its tests. Then, exactly as SPEC §5 (corpus-level denominators, so files with few alerts do not
+ * all its tests. Then, exactly as docs/lint.md (corpus-level denominators, so files with few alerts do not
  * dominate — LintEval §3.2):
  *
  *   Pass@1        = |P| / N

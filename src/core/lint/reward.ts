@@ -1,5 +1,5 @@
 /**
- * The lint reward (SPEC §5; issue 6 item 5): a revision A′ of a working file A is worth something only
+ * The lint reward (docs/lint.md; issue 6 item 5): a revision A′ of a working file A is worth something only
  * if it still passes A's tests; then it earns more the more of A's alerts it removes net of the alerts
  * it introduces, and less the more tokens it changes.
  *

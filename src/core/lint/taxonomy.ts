@@ -1,5 +1,5 @@
 /**
- * The alert taxonomy (SPEC §5, LintEval §2.5 and Appendix A.2): every rule of the shipped configurations
+ * The alert taxonomy (docs/lint.md, LintEval §2.5 and Appendix A.2): every rule of the shipped configurations
  * (lint/config/) in one of Error-prone, Performance, Refactor, Style, Other — one table per tool, in this
  * file, so the mapping can be reviewed in one place.
  *

@@ -6,7 +6,7 @@
  * Differences from CPython, all irrelevant to `ast.unparse`:
  * - no `ctx` (Load/Store/Del), and no source positions but a `def`'s or `class`'s `lineno`;
  * - three marks of how the source was written, which CPython's tree forgets and cognitive complexity
- *   (SPEC §2.5, sonar-python reads the source as written) needs: `If.elif` (this `if` was written
+ *   (docs/reward.md#added-cognitive-complexity, sonar-python reads the source as written) needs: `If.elif` (this `if` was written
  *   `elif`, not `else:` + `if`), `BoolOp.parenthesized` and `Name.parenthesized` (written in
  *   parentheses); each is present only where it is true;
  * - operators are plain strings (`"Add"`), not nodes;

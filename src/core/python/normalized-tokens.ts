@@ -1,6 +1,6 @@
 /**
  * tokens(X) of a normalized program, fast: `tokenize.generate_tokens` of text that `ast.unparse` wrote
- * (SPEC §2.2), without the regular expressions of the general port (tokenize.ts).
+ * (docs/reward.md#normalization-and-tokens), without the regular expressions of the general port (tokenize.ts).
  *
  * Unparsed text is regular — ASCII names, operators with single spaces, four-space indentation, no
  * comments, no line continuations — and on it tokenize.py's tokens are those of a plain scanner. Wherever

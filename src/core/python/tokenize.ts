@@ -1,7 +1,7 @@
 /**
  * A port of CPython 3.11's pure-Python tokenizer (`Lib/tokenize.py`, `generate_tokens` on a `str`
  * source read through `io.StringIO(source).readline`), reduced to what the reward needs: the token
- * strings, minus COMMENT, NL, ENCODING, ENDMARKER, INDENT and DEDENT, with NEWLINE kept (SPEC §2.2).
+ * strings, minus COMMENT, NL, ENCODING, ENDMARKER, INDENT and DEDENT, with NEWLINE kept (docs/reward.md#normalization-and-tokens).
  *
  * The port is deliberately literal. `tokenize.py` is a regex tokenizer with quirks that the C
  * tokenizer does not share (an f-string is one STRING token; an unmatched character becomes an

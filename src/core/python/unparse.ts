@@ -1,7 +1,7 @@
 /**
  * `ast.unparse` of CPython 3.11, ported method by method from `_Unparser` in Lib/ast.py (3.11.7).
  *
- * norm(X) is defined as CPython's `ast.unparse(ast.parse(X))` byte for byte (SPEC §2.2), so this file
+ * norm(X) is defined as CPython's `ast.unparse(ast.parse(X))` byte for byte (docs/reward.md#normalization-and-tokens), so this file
  * deliberately keeps CPython's structure — including its quirks, such as parenthesizing the third
  * operand of `a or b or not c` (the BoolOp precedence climbs one level per operand) or writing
  * `a[*b,]` for `a[*b]` — rather than producing the "nicest" Python. Method names follow the

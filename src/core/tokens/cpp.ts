@@ -1,5 +1,5 @@
 /**
- * C++ tokens for the edit-size term of the lint reward (SPEC §5; lint-reward.ts): what a programmer sees
+ * C++ tokens for the edit-size term of the lint reward (docs/lint.md; lint-reward.ts): what a programmer sees
  * as one unit, so that renaming a variable is one edit per use and reformatting is none.
  *
  * - Whitespace, backslash-newline continuations and comments (line and block) are dropped.

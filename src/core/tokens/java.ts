@@ -1,5 +1,5 @@
 /**
- * Java tokens for the edit-size term of the lint reward (SPEC §5; lint-reward.ts), the counterpart of
+ * Java tokens for the edit-size term of the lint reward (docs/lint.md; lint-reward.ts), the counterpart of
  * cpp.ts:
  *
  * - Whitespace and comments (line, block and Javadoc) are dropped.

@@ -1,5 +1,5 @@
 /**
- * The token sequence of a source file in one of the lint languages (SPEC §5): what the lint reward's
+ * The token sequence of a source file in one of the lint languages (docs/lint.md): what the lint reward's
  * edit-size term d(A, A′) compares. Python uses the repair reward's CPython-exact tokens of norm(X)
  * (normalize.ts `programTokens`, whole program); C++ and Java use the lexers of cpp.ts and java.ts.
  */

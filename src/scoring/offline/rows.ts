@@ -1,5 +1,5 @@
 /**
- * The rows `minedit score` reads when it executes the tests (SPEC §2): a rollout row (core/rollout-row.ts)
+ * The rows `minedit score` reads when it executes the tests (docs/reward.md): a rollout row (core/rollout-row.ts)
  * whose inline task also carries its `tests` / `entry_point`, and those fields of a task or inline row.
  * Every rejection is a MineditError `InvalidArgument` whose message names the field, for `FILE:LINE: reason`.
  *

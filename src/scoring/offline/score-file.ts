@@ -1,5 +1,5 @@
 /**
- * Offline scoring of a file of model completions with the edit-minimality reward (SPEC §2), as `minedit
+ * Offline scoring of a file of model completions with the edit-minimality reward (docs/reward.md), as `minedit
  * score FILE.jsonl` runs it: open the inputs (and the sandbox), stream the rows in batches through the
  * metrics pool and, unless execution is off, the task's tests in the sandbox, write one JSON result per
  * scored row to stdout in input order, report bad rows as `FILE:LINE: reason`, and print a summary. Every

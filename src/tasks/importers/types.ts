@@ -1,5 +1,5 @@
 /**
- * What every importer produces from its own source format (SPEC §3 "Sources to import"): a problem the
+ * What every importer produces from its own source format (docs/tasks.md#corruption-families "Sources to import"): a problem the
  * task builder can corrupt, run and store. Field names follow the task rows of datasets/ (snake_case in
  * JSON, camelCase here).
  */

@@ -1,5 +1,5 @@
 /**
- * In-domain family 4, "Accumulator Initialization" (SPEC §3; paper A.1): start an accumulator from the
+ * In-domain family 4, "Accumulator Initialization" (docs/tasks.md#corruption-families; paper A.1): start an accumulator from the
  * wrong value, `0`→`1`, `[]`→`[0]`.
  *
  * An accumulator is a variable given an initial value by a plain `name = INIT` statement and then updated

@@ -1,5 +1,5 @@
 /**
- * In-domain family 5, "Arithmetic Operators" (SPEC §3; paper A.1): substitute an arithmetic operator,
+ * In-domain family 5, "Arithmetic Operators" (docs/tasks.md#corruption-families; paper A.1): substitute an arithmetic operator,
  * `+`↔`-`, `*`↔`//`, `/`↔`*`.
  *
  * Sites are the operators of binary expressions and of augmented assignments (`+=`↔`-=` and so on):

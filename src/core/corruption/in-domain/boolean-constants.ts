@@ -1,5 +1,5 @@
 /**
- * In-domain family 10, "Boolean Constants" (SPEC §3; paper A.1): flip a boolean literal, `True`↔`False`.
+ * In-domain family 10, "Boolean Constants" (docs/tasks.md#corruption-families; paper A.1): flip a boolean literal, `True`↔`False`.
  * Every `True`/`False` in code is a site (keyword arguments, defaults, returns, `while True:` alike);
  * one token changes.
  */

@@ -1,5 +1,5 @@
 /**
- * In-domain family 1, "Comparison Operators" (SPEC §3; over-editing paper A.1): swap a relational operator
+ * In-domain family 1, "Comparison Operators" (docs/tasks.md#corruption-families; over-editing paper A.1): swap a relational operator
  * with its non-strict/strict or equality partner, `<`↔`<=`, `>`↔`>=`, `==`↔`!=`.
  *
  * Every operator of a comparison is a site, so the chain `a < b <= c` has two. Only these six operators:

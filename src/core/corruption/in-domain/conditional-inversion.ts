@@ -1,5 +1,5 @@
 /**
- * In-domain family 13, "Conditional Inversion" (SPEC §3; paper A.1): insert or remove `not` in a
+ * In-domain family 13, "Conditional Inversion" (docs/tasks.md#corruption-families; paper A.1): insert or remove `not` in a
  * condition.
  *
  * Conditions are those of `if`/`elif`/`while`, conditional expressions and comprehension filters

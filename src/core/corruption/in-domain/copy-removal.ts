@@ -1,5 +1,5 @@
 /**
- * In-domain family 9, "Copy Removal" (SPEC §3; paper A.1): drop a copy, so two names share one mutable
+ * In-domain family 9, "Copy Removal" (docs/tasks.md#corruption-families; paper A.1): drop a copy, so two names share one mutable
  * object ("Remove calls to .copy() methods, altering reference semantics").
  *
  * Sites, each replaced by the object it copied:

@@ -1,5 +1,5 @@
 /**
- * "Edge Case Guard Blocks": the whole-statement variants of in-domain family 6 (SPEC §3, "add, alter or
+ * "Edge Case Guard Blocks": the whole-statement variants of in-domain family 6 (docs/tasks.md#corruption-families, "add, alter or
  * remove a guard"), which insert or delete an entire guard. The `in-domain` group's `edge_case_guards`
  * makes the token-level edits the over-editing paper's gold patches imply (Tables 8–9: 1.63 token edits on
  * average); the larger guard edits stay available two ways:

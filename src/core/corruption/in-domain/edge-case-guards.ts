@@ -1,5 +1,5 @@
 /**
- * In-domain family 6, "Edge Case Guards" (SPEC §3; paper A.1 "add, modify, or remove edge-case handling
+ * In-domain family 6, "Edge Case Guards" (docs/tasks.md#corruption-families; paper A.1 "add, modify, or remove edge-case handling
  * conditions"): alter the condition of a guard with a token-level edit, the way the over-editing paper's
  * gold patches need it — 1.63 token edits on average with guards the most frequent family (its Tables 8
  * and 9), so its guard corruptions change a guard's condition or bound, not whole statements. Inserting

@@ -1,5 +1,5 @@
 /**
- * In-domain family 8, "Function Call Substitution" (SPEC §3; paper A.1): call a semantically similar
+ * In-domain family 8, "Function Call Substitution" (docs/tasks.md#corruption-families; paper A.1): call a semantically similar
  * function instead, `mean`↔`median`, `max`↔`min`, `sum`↔`len`.
  *
  * Only the callee's name changes (one token). Sites:

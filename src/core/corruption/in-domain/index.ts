@@ -15,7 +15,7 @@ import { rangeStep } from "./range-step.js";
 import { sliceBounds } from "./slice-bounds.js";
 import { sortOrder } from "./sort-order.js";
 
-/** The 14 in-domain families of SPEC §3, in the SPEC's order. */
+/** The 14 in-domain families of docs/tasks.md#corruption-families, in the order docs/tasks.md lists them. */
 export const IN_DOMAIN_FAMILIES: readonly CorruptionFamily[] = [
   comparisonOperators,
   rangeBounds,

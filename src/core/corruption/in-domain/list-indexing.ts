@@ -1,5 +1,5 @@
 /**
- * In-domain family 7, "List Indexing" (SPEC §3; paper A.1): an off-by-one in a list or array index,
+ * In-domain family 7, "List Indexing" (docs/tasks.md#corruption-families; paper A.1): an off-by-one in a list or array index,
  * `x[i]` → `x[i + 1]` / `x[i - 1]`.
  *
  * A site is the index of a subscript with a single, integer-valued index (not a slice, not `a[i, j]`,

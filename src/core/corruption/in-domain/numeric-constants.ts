@@ -1,5 +1,5 @@
 /**
- * In-domain family 11, "Numeric Constants" (SPEC §3; paper A.1): adjust a number, integers by ±1 and
+ * In-domain family 11, "Numeric Constants" (docs/tasks.md#corruption-families; paper A.1): adjust a number, integers by ±1 and
  * floats by ±0.1.
  *
  * Every integer and float literal in code is a site in each direction (one token changes), spelled like

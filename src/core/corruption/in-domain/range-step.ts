@@ -1,5 +1,5 @@
 /**
- * In-domain family 14, "Range Step Modification" (SPEC §3; paper A.1): alter the step of a built-in
+ * In-domain family 14, "Range Step Modification" (docs/tasks.md#corruption-families; paper A.1): alter the step of a built-in
  * `range()` call, e.g. `range(0, n, 1)` ↔ `range(0, n, 2)`.
  *
  * - `range(a, b, s)` with a literal step, maybe negated: `s` ± 1, never reaching 0 (a `ValueError`, not a

@@ -1,5 +1,5 @@
 /**
- * In-domain family 12, "Slice Bounds" (SPEC §3; paper A.1): shift a slice boundary by one,
+ * In-domain family 12, "Slice Bounds" (docs/tasks.md#corruption-families; paper A.1): shift a slice boundary by one,
  * `x[a:b]` → `x[a+1:b]` or `x[a:b-1]` (and the other directions).
  *
  * Each written start and stop of a slice (`x[a:b]`, `x[:b]`, `x[a:]`, `x[a:b:s]`, one per dimension in

@@ -1,5 +1,5 @@
 /**
- * In-domain family 3, "Sort Order" (SPEC §3; paper A.1): invert a sort, `reverse=True`↔`reverse=False`.
+ * In-domain family 3, "Sort Order" (docs/tasks.md#corruption-families; paper A.1): invert a sort, `reverse=True`↔`reverse=False`.
  *
  * Sites are calls of the built-in `sorted(...)` and of any `.sort(...)` method:
  * - with a literal `reverse=True`/`reverse=False`: the literal flips (one token);

@@ -20,7 +20,7 @@ import { stringCaseSwap } from "./string-case-swap.js";
 import { stripVariant } from "./strip-variant.js";
 import { zipArgumentOrder } from "./zip-argument-order.js";
 
-/** The 20 held-out (OOD) families of SPEC §3, in the SPEC's order. */
+/** The 20 held-out (OOD) families of docs/tasks.md#corruption-families, in the order docs/tasks.md lists them. */
 export const OOD_FAMILIES: readonly CorruptionFamily[] = [
   minMaxSwap,
   absWrapping,

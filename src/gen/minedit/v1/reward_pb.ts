@@ -5,12 +5,12 @@
 // program from the completion, runs it against the task's tests in a sandbox, measures how much more the
 // model changed than the known minimal repair, and returns one result per rollout.
 //
-// Reward (SPEC §2.4), with e = excess edit distance:
+// Reward (docs/reward.md#the-formula), with e = excess edit distance:
 //   failure (any other verdict but PASSED)  ->  failure_reward (default -0.2)
 //   PASSED, variant FULL                    ->  lambda_exec - lambda_edit * e (defaults 0.1, 1.0)
 //   INFRA_ERROR, INVALID_TASK               ->  no reward at all (mask the sample)
 //
-// Lint tasks (SPEC §5: keep a working file A working while removing its linter alerts), with
+// Lint tasks (docs/lint.md: keep a working file A working while removing its linter alerts), with
 // net = (fixed - new) / max(1, |alerts of A|) and d = token edit distance between A and the revision:
 //   failure (tests fail, compile error, ...)          ->  failure_reward (default -0.2)
 //   PASSED                                            ->  0.1 + 1.0 * clip(net, -1, 1) - 0.25 * d (defaults)
@@ -150,7 +150,7 @@ export type Rollout = Message<"minedit.v1.Rollout"> & {
 
   /**
    * The raw completion text as the model produced it (markdown fences and prose included): the server
-   * extracts the program from it (SPEC §2.1). Required: set it even when the model produced nothing
+   * extracts the program from it (docs/reward.md#from-completion-to-program-m). Required: set it even when the model produced nothing
    * (the empty string is scored, with verdict NO_CODE); leaving it unset is INVALID_ARGUMENT.
    *
    * @generated from field: optional string completion = 2;
@@ -181,7 +181,7 @@ export type Rollout = Message<"minedit.v1.Rollout"> & {
     case: "task";
   } | {
     /**
-     * A lint task itself (SPEC §5), for lint tasks the server does not store. A stored lint task is
+     * A lint task itself (docs/lint.md), for lint tasks the server does not store. A stored lint task is
      * named by `task_id` like any other.
      *
      * @generated from field: minedit.v1.LintTask lint_task = 6;
@@ -207,7 +207,7 @@ export const RolloutSchema: GenMessage<Rollout> = /*@__PURE__*/
   messageDesc(file_minedit_v1_reward, 4);
 
 /**
- * A repair task given inline (SPEC §2: C = corrupted program, G = gold repair).
+ * A repair task given inline (docs/reward.md: C = corrupted program, G = gold repair).
  *
  * @generated from message minedit.v1.Task
  */
@@ -263,7 +263,7 @@ export const TaskSchema: GenMessage<Task> = /*@__PURE__*/
   messageDesc(file_minedit_v1_reward, 5);
 
 /**
- * A lint-refactoring task given inline (SPEC §5): the model is asked to revise `original` (A) so that
+ * A lint-refactoring task given inline (docs/lint.md): the model is asked to revise `original` (A) so that
  * it keeps passing `tests` with fewer linter alerts. The server runs its own pinned analyzer on A and on
  * the revision, so both sides of the comparison come from one tool version and rule configuration.
  *
@@ -308,7 +308,7 @@ export const LintTaskSchema: GenMessage<LintTask> = /*@__PURE__*/
   messageDesc(file_minedit_v1_reward, 6);
 
 /**
- * The tests of a task, in one of the styles of SPEC §2.6. Exactly one style is required.
+ * The tests of a task, in one of the styles of docs/sandbox.md. Exactly one style is required.
  *
  * @generated from message minedit.v1.Tests
  */
@@ -396,7 +396,7 @@ export type StdioTests = Message<"minedit.v1.StdioTests"> & {
   /**
    * The cases; at least one is required. Each case runs the program once. A case passes when the
    * program's stdout equals `output` after trimming trailing whitespace on every line and trailing blank
-   * lines (SPEC §2.6).
+   * lines (docs/sandbox.md).
    *
    * @generated from field: repeated minedit.v1.StdioCase cases = 1;
    */
@@ -504,7 +504,7 @@ export const RewardOverrideSchema: GenMessage<RewardOverride> = /*@__PURE__*/
   messageDesc(file_minedit_v1_reward, 12);
 
 /**
- * The distances behind a reward (SPEC §2.3). Distances are normalized token Levenshtein distances in
+ * The distances behind a reward (docs/reward.md#distance-and-scope). Distances are normalized token Levenshtein distances in
  * [0, 1]: d(X, Y) = lev(tokens(X), tokens(Y)) / max(|tokens(X)|, |tokens(Y)|).
  *
  * @generated from message minedit.v1.RewardComponents
@@ -549,7 +549,7 @@ export const RewardComponentsSchema: GenMessage<RewardComponents> = /*@__PURE__*
   messageDesc(file_minedit_v1_reward, 13);
 
 /**
- * The counts and distance behind a lint reward (SPEC §5). Alerts are matched as multisets of (rule id,
+ * The counts and distance behind a lint reward (docs/lint.md). Alerts are matched as multisets of (rule id,
  * sanitized message), never by line.
  *
  * @generated from message minedit.v1.LintComponents
@@ -780,7 +780,7 @@ export const LintLanguageSchema: GenEnum<LintLanguage> = /*@__PURE__*/
   enumDesc(file_minedit_v1_reward, 0);
 
 /**
- * The reward variant (the over-editing paper's reward ablation, SPEC §2.4). Applies to PASSED rollouts
+ * The reward variant (the over-editing paper's reward ablation, docs/reward.md#the-formula). Applies to PASSED rollouts
  * only; every failure earns `failure_reward` whatever the variant.
  *
  * @generated from enum minedit.v1.RewardVariant
@@ -829,7 +829,7 @@ export const RewardVariantSchema: GenEnum<RewardVariant> = /*@__PURE__*/
   enumDesc(file_minedit_v1_reward, 1);
 
 /**
- * What the edit distance compares (SPEC §2.3).
+ * What the edit distance compares (docs/reward.md#distance-and-scope).
  *
  * @generated from enum minedit.v1.DistanceScope
  */
