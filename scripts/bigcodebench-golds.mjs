@@ -18,7 +18,8 @@
  *
  * Usage: node scripts/bigcodebench-golds.mjs [--source FILE] [--out FILE.jsonl] [--report FILE.md]
  *          [--concurrency N] [--wall-time-ms N] [--cpu-time-ms N] [--only ID,ID,...]
- *   --source        BigCodeBench's own file (default: ../shared/data/bigcodebench/BigCodeBench.jsonl.gz)
+ *   --source        BigCodeBench's own file (default: $MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz;
+ *                   one of the two is required, see docs/paper-set.md#the-data-minedit_data_dir)
  *   --out           one JSON result per task (default: .cache/bigcodebench-golds.jsonl)
  *   --report        the Markdown report (default: beside --out, .md); also printed on stdout
  *   --concurrency   runs at once (default: the configured executionConcurrency, the available parallelism)
@@ -63,7 +64,19 @@ if (values.help) {
   process.stdout.write(`${(header?.[1] ?? "").replace(/^ \* ?/gm, "")}`);
   process.exit(0);
 }
-const source = values.source ?? join(ROOT, "..", "shared", "data", "bigcodebench", "BigCodeBench.jsonl.gz");
+/** Exits 2 with the message on stderr (a usage error: nothing was run). */
+function fail(message) {
+  process.stderr.write(`bigcodebench-golds: ${message}\n`);
+  process.exit(2);
+}
+// BigCodeBench is read where it lies, never copied into the repository (docs/paper-set.md#the-data-minedit_data_dir).
+const dataDir = process.env.MINEDIT_DATA_DIR;
+const source =
+  values.source ??
+  (dataDir ? join(dataDir, "bigcodebench", "BigCodeBench.jsonl.gz") : undefined) ??
+  fail(
+    "no BigCodeBench file: pass --source FILE or set MINEDIT_DATA_DIR (the directory holding bigcodebench/BigCodeBench.jsonl.gz)",
+  );
 const out = values.out ?? join(ROOT, ".cache", "bigcodebench-golds.jsonl");
 const reportPath = values.report ?? `${out.replace(/\.jsonl$/, "")}.md`;
 const sandboxSection = {};
@@ -98,6 +111,7 @@ for await (const item of importFile(source, "bigcodebench")) {
 const runtimes = [...new Set(problems.map((p) => p.problem.runtime))];
 const sandbox = await createConfiguredSandbox(
   config.sandbox,
+  config.limits.tests,
   (line) => console.error(`bigcodebench-golds: ${line}`),
   runtimes,
 );

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
  * Builds a paper-style evaluation set: the over-editing paper's benchmark (§3.1, appendix A.2: 400
- * BigCodeBench tasks, one or two in-domain corruptions each) rebuilt with `minedit tasks build` from the
- * shared BigCodeBench data, and reports its Table 7–10 statistics next to the paper's.
+ * BigCodeBench tasks, one or two in-domain corruptions each) rebuilt with `minedit tasks build` from
+ * BigCodeBench's own file, and reports its Table 7–10 statistics next to the paper's.
  *
  *   node scripts/build-paper-set.mjs [--source FILE] [--out DIR] [--tasks N] [--seed N]
  *                                    [--runtime auto|stdlib|bigcodebench] [--concurrency N]
  *
  * Steps:
- * 1. Reads BigCodeBench (default ../shared/data/bigcodebench/BigCodeBench.jsonl.gz beside the checkout;
+ * 1. Reads BigCodeBench (--source, else $MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz;
  *    gzip or plain JSONL) at run time — the data is never copied into the repository — and imports every
  *    row with the `bigcodebench` importer (what it needs beyond the standard library).
  * 2. Picks the runtime: `bigcodebench` when every module of that runtime in sandbox/runtimes.json imports
@@ -47,7 +47,8 @@ in-domain mix, 1-2 corruptions) and writes its Table 7-10 statistics beside the 
 
 Options:
   --source FILE      BigCodeBench JSONL, gzip or plain
-                     (default: ../shared/data/bigcodebench/BigCodeBench.jsonl.gz beside the checkout)
+                     (default: $MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz;
+                     one of the two is required, see docs/paper-set.md)
   --out DIR          output directory (default: scratch/paper-set)
   --tasks N          tasks in the set (default: 400, as the paper)
   --seed N           seed of the problem order and of the corruptions (default: 0)
@@ -174,8 +175,14 @@ if (values.help) {
 if (!existsSync(join(DIST, "cli", "main.js")))
   fail("dist/cli/main.js is missing: run `npm run build` first", 3);
 
+// BigCodeBench is read where it lies, never copied into the repository (docs/paper-set.md#the-data-minedit_data_dir).
+const dataDir = process.env.MINEDIT_DATA_DIR;
 const source = resolve(
-  values.source ?? join(ROOT, "..", "shared", "data", "bigcodebench", "BigCodeBench.jsonl.gz"),
+  values.source ??
+    (dataDir ? join(dataDir, "bigcodebench", "BigCodeBench.jsonl.gz") : undefined) ??
+    fail(
+      "no BigCodeBench file: pass --source FILE or set MINEDIT_DATA_DIR (the directory holding bigcodebench/BigCodeBench.jsonl.gz)",
+    ),
 );
 const outDir = resolve(values.out ?? join(ROOT, "scratch", "paper-set"));
 const wanted = integerOption("tasks", values.tasks, PAPER.tasks, 1);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine ready for the Docker sandbox backend's tests (src/sandbox/docker.ts): Docker (docker.io:
-# the client and dockerd), debootstrap (builds the images from Debian packages) and, optionally, gVisor's
-# runsc; a reachable dockerd (started here, as root, when none answers); and the images the tests run in, built
+# the client and dockerd), debootstrap (builds the images from Debian packages) and gVisor's runsc (optional
+# for the sandbox, installed as root for its tests); a reachable dockerd (started here, as root, when none answers); and the images the tests run in, built
 # or reused by sandbox/docker/build-image.sh: the stdlib task runtime's and the cpp, java and lint toolchains'
 # (~1.7 GB on vfs, ~4 min to build on a fresh machine), each ID exported as MINEDIT_DOCKER_IMAGE_<NAME>. The
 # bigcodebench image (~1.9 GB) is not built here: the tests use that runtime on bwrap only.
@@ -32,15 +32,15 @@ minedit_ensure_docker() {
   if [ "$is_root" = 1 ] && ! sys_has debootstrap; then
     need_root_or_explain "debootstrap (sandbox/docker/build-image.sh builds the images from Debian packages)" "debootstrap"
   fi
-  # gVisor is optional: without it the Docker sandbox runs its containers under runc (Docker's default).
+  # gVisor is optional for the Docker sandbox (without it, containers run under runc, Docker's default), but
+  # the tests run under it too (tests/sandbox/docker.test.ts, syscall-filter.test.ts), so setup installs it
+  # as root and fails when it cannot; without root it says how. Whether runsc can then start containers on
+  # this host is the tests' to find out: they skip with runsc's own error when it cannot (tests/sandbox/gvisor.ts).
   if [ ! -x /usr/bin/runsc ]; then
-    if [ "$is_root" = 1 ] && command -v apt-get >/dev/null 2>&1; then
-      echo "minedit setup: installing runsc (gVisor, the optional OCI runtime of the Docker sandbox) with apt-get" >&2
-      if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runsc >/dev/null; }; then
-        echo "minedit setup: note: runsc could not be installed; the Docker sandbox will run under runc only" >&2
-      fi
+    if [ "$is_root" = 1 ]; then
+      need_root_or_explain "runsc (gVisor, the Docker sandbox's optional OCI runtime; the gVisor tests use it)" "runsc"
     else
-      echo "minedit setup: note: gVisor is not installed (sudo apt-get install -y runsc); the Docker sandbox runs under runc only" >&2
+      echo "minedit setup: note: gVisor is not installed (sudo apt-get install -y runsc); the Docker sandbox runs under runc only, and the gVisor tests are skipped" >&2
     fi
   fi
 

@@ -4,7 +4,7 @@
 # sandbox) with libseccomp's bindings (python3-seccomp: they build the sandbox's syscall filter), CPython
 # 3.11 as `python3` (the test oracle, with its whole standard library), grpcio + protobuf for
 # /usr/bin/python3 (the Python client's tests), the compilers and analyzers the runners and lint use, and
-# the host tools the tests spawn (pgrep, openssl). Sourced by quickstart.sh and test.sh.
+# the host tools the tests spawn (pgrep, openssl, kubectl). Sourced by quickstart.sh and test.sh.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/need-root-or-explain.sh"
@@ -42,6 +42,13 @@ fi
 # downloaded at test time; the test starts it with a fresh profile and the network features off).
 if ! command -v chromium >/dev/null 2>&1; then
   need_root_or_explain "chromium (the eval report page test loads the HTML report headless)" "chromium"
+fi
+
+# tests/deploy/manifests.test.ts renders deploy/'s kustomization with `kubectl kustomize` (offline: no cluster,
+# no download), so CI checks what `kubectl apply -k deploy/` would send. Debian's kubernetes-client (1.20)
+# renders it.
+if ! command -v kubectl >/dev/null 2>&1; then
+  need_root_or_explain "kubectl (the deploy test renders the kustomization with kubectl kustomize)" "kubernetes-client"
 fi
 
 # The queue tests (tests/queue/) start their own redis-server for BullMQ, the queue `serve --queue` and

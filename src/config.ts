@@ -57,14 +57,6 @@ const rewardFields = {
 };
 
 /**
- * The reward section (docs/reward.md#the-formula). Defaults are the over-editing paper's (§4.1, App. D.1): λexec = 0.1,
- * λedit = 1.0, failure = −0.2.
- *
- * `lambdaCc` defaults to 0: the paper's `Lev. + CogC` ablation does not publish its weight, so no value
- * is given by the source, and 0 keeps `edit_plus_cc` equal to `full` until an operator picks a weight
- * deliberately. Set it explicitly when running that ablation.
- */
-/**
  * The lint reward (docs/lint.md, src/core/lint/reward.ts) for `lint_refactor` tasks: a passing revision A′ of
  * A scores `lambdaExec + lambdaFix · clip((Fixed − New) / max(1, |Orig|), −1, 1) − lambdaEdit · d(A, A′)`;
  * a failing one scores the reward section's `failureReward`. Defaults keep "do nothing" at exactly
@@ -80,6 +72,14 @@ export const LintRewardConfigSchema = z.strictObject({
 });
 export type LintRewardConfig = z.output<typeof LintRewardConfigSchema>;
 
+/**
+ * The reward section (docs/reward.md#the-formula). Defaults are the over-editing paper's (§4.1, App. D.1): λexec = 0.1,
+ * λedit = 1.0, failure = −0.2.
+ *
+ * `lambdaCc` defaults to 0: the paper's `Lev. + CogC` ablation does not publish its weight, so no value
+ * is given by the source, and 0 keeps `edit_plus_cc` equal to `full` until an operator picks a weight
+ * deliberately. Set it explicitly when running that ablation.
+ */
 export const RewardConfigSchema = z.strictObject({
   variant: rewardFields.variant.default("full"),
   lambdaExec: rewardFields.lambdaExec.default(0.1),
@@ -203,7 +203,6 @@ export const ServerConfigSchema = z.strictObject({
 });
 export type ServerConfig = z.output<typeof ServerConfigSchema>;
 
-/** Test execution (docs/sandbox.md): the embedded bubblewrap sandbox and its per-run limits. */
 /** The Docker backend's settings (docs/sandbox.md#docker; src/sandbox/docker.ts). */
 export const DockerConfigSchema = z.strictObject({
   /** The daemon's socket. */
@@ -227,6 +226,170 @@ export const DockerConfigSchema = z.strictObject({
   cpusPerContainer: z.number().positive().default(1),
 });
 
+const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
+
+/**
+ * The fields of every limit profile, without defaults (the `sandbox` keys reuse them): the limits of one
+ * run as the sandbox takes them (src/sandbox/sandbox.ts `ExecutionLimits` is these plus the CPU and idle
+ * time). Units in the names.
+ */
+const runLimitFields = {
+  /** Wall-clock limit from start to kill, sandbox start-up included. */
+  wallTimeMs: z.number().int().positive(),
+  /** Address-space limit of each process (RLIMIT_AS semantics: virtual memory, not resident; a JVM's heap
+   *  where the profile says so). */
+  memoryBytes: z.number().int().positive(),
+  /** Processes and threads alive at once in the sandbox, the runtime's own included. */
+  maxProcesses: z.number().int().positive(),
+  /** Largest file a process may write (RLIMIT_FSIZE). */
+  maxFileBytes: z.number().int().positive(),
+  /** Stdout plus stderr bytes kept; a run that writes more is killed and marked `outputTruncated`. */
+  maxOutputBytes: z.number().int().positive(),
+};
+/** The fields of every limit profile (see `runLimitFields`). */
+export type RunLimits = { [K in keyof typeof runLimitFields]: z.output<(typeof runLimitFields)[K]> };
+
+/** A limit profile: one run's limits with these defaults. */
+function runLimits(d: RunLimits) {
+  return z.strictObject({
+    wallTimeMs: runLimitFields.wallTimeMs.default(d.wallTimeMs),
+    memoryBytes: runLimitFields.memoryBytes.default(d.memoryBytes),
+    maxProcesses: runLimitFields.maxProcesses.default(d.maxProcesses),
+    maxFileBytes: runLimitFields.maxFileBytes.default(d.maxFileBytes),
+    maxOutputBytes: runLimitFields.maxOutputBytes.default(d.maxOutputBytes),
+  });
+}
+
+/** An analyzer's profile: a run analyzes several files, so its wall time is `wallTimeMs + files × wallTimePerFileMs`. */
+function analyzerLimits(d: RunLimits & { wallTimePerFileMs: number }) {
+  return runLimits(d).extend({
+    /** Wall time added per file analyzed in the run (`wallTimeMs` is the tool's start-up). */
+    wallTimePerFileMs: z.number().int().min(0).default(d.wallTimePerFileMs),
+  });
+}
+
+/** The fields of the `tests` profile: a run's limits plus its CPU time. */
+const testLimitFields = {
+  ...runLimitFields,
+  /** CPU-time limit (user + system, every process of the run); 0: none, the wall limit alone. */
+  cpuTimeMs: z.number().int().min(0),
+};
+
+/**
+ * The limits of every kind of sandboxed run, as named profiles (docs/sandbox.md#limits): the one home of
+ * each limit's default. A new kind of run adds its profile here and reads it where it runs.
+ */
+export const LimitsConfigSchema = z.strictObject({
+  /**
+   * One test program of a rollout (each stdio case is its own program), wherever rollouts are scored:
+   * the service, `score`, `export`, `tasks build`, the workers. With `cpuTimeMs` the CPU time is the time
+   * limit that does not grow when the machine is busy, and `wallTimeMs` the least wall-clock backstop
+   * (src/scoring/limits.ts raises it with the oversubscription of the cores); with `cpuTimeMs` 0, the
+   * wall-clock limit alone.
+   */
+  tests: runLimits({
+    wallTimeMs: 10_000,
+    memoryBytes: GIB,
+    maxProcesses: 64,
+    maxFileBytes: 16 * MIB,
+    maxOutputBytes: MIB,
+  })
+    .extend({ cpuTimeMs: testLimitFields.cpuTimeMs.default(10_000) })
+    .prefault({}),
+  /** The C++ and Java compile stage of a test run (src/runners/compiled.ts): its wall budget, on top of the
+   *  run's own. Generous for g++/javac on a loaded machine; a compile that needs longer (a template bomb)
+   *  is the candidate's COMPILE_ERROR. */
+  compile: z.strictObject({ wallTimeMs: runLimitFields.wallTimeMs.default(30_000) }).prefault({}),
+  /** The tests of a lint revision in `lint report` and `lint tasks`: LintEval's limits (docs/lint.md),
+   *  wall-clock only. */
+  lintTests: runLimits({
+    wallTimeMs: 10_000,
+    memoryBytes: GIB,
+    maxProcesses: 64,
+    maxFileBytes: 16 * MIB,
+    maxOutputBytes: MIB,
+  }).prefault({}),
+  /** Pylint over up to 16 files (src/analyzers/pylint.ts). Generous: the analysis shares the cores with
+   *  the tests. */
+  pylint: analyzerLimits({
+    wallTimeMs: 60_000,
+    wallTimePerFileMs: 20_000,
+    memoryBytes: 2 * GIB,
+    maxProcesses: 16,
+    maxFileBytes: 16 * MIB,
+    maxOutputBytes: 64 * MIB,
+  }).prefault({}),
+  /** clang-tidy over one file: seconds per file (every check walks the AST of `<bits/stdc++.h>`). */
+  clangTidy: analyzerLimits({
+    wallTimeMs: 30_000,
+    wallTimePerFileMs: 120_000,
+    memoryBytes: 4 * GIB,
+    maxProcesses: 16,
+    maxFileBytes: 16 * MIB,
+    maxOutputBytes: 64 * MIB,
+  }).prefault({}),
+  /** PMD over up to 64 files in one JVM; `memoryBytes` is the JVM's heap (the address space adds the
+   *  JVM's reservations, as for the Java runner). */
+  pmd: analyzerLimits({
+    wallTimeMs: 180_000,
+    wallTimePerFileMs: 5_000,
+    memoryBytes: GIB,
+    maxProcesses: 64,
+    maxFileBytes: 16 * MIB,
+    maxOutputBytes: 64 * MIB,
+  }).prefault({}),
+  /** `clang-tidy --fix` on one file (src/lint/clang-tidy-fix.ts); the fixed file comes back on stdout. */
+  clangTidyFix: runLimits({
+    wallTimeMs: 150_000,
+    memoryBytes: 4 * GIB,
+    maxProcesses: 16,
+    maxFileBytes: 16 * MIB,
+    maxOutputBytes: 16 * MIB,
+  }).prefault({}),
+  /** Compiling the Python test harness to bytecode, once per sandbox (src/runners/python.ts); its
+   *  output is the base64 bytecode. */
+  harnessCompile: runLimits({
+    wallTimeMs: 30_000,
+    memoryBytes: GIB,
+    maxProcesses: 16,
+    maxFileBytes: MIB,
+    maxOutputBytes: 4 * MIB,
+  }).prefault({}),
+  /** The run that checks a new bubblewrap sandbox works (`python3 -c pass`) before it is used. */
+  sandboxProbe: runLimits({
+    wallTimeMs: 30_000,
+    memoryBytes: GIB,
+    maxProcesses: 16,
+    maxFileBytes: MIB,
+    maxOutputBytes: 64 * 1024,
+  }).prefault({}),
+  /** `minedit runtime`'s check that every module of a task runtime imports in the sandbox (one run
+   *  imports them all: minutes and GiBs for the data-science runtimes). */
+  runtimeCheck: runLimits({
+    wallTimeMs: 300_000,
+    memoryBytes: 4 * GIB,
+    maxProcesses: 64,
+    maxFileBytes: 16 * MIB,
+    maxOutputBytes: MIB,
+  }).prefault({}),
+});
+export type LimitsConfig = z.output<typeof LimitsConfigSchema>;
+/** The profile of one analyzer (see {@link LimitsConfigSchema} `pylint`, `clangTidy`, `pmd`). */
+export type AnalyzerLimitsConfig = LimitsConfig["pylint"];
+
+/** Every profile at its default: for runs outside a configured service (the lint commands, setup checks). */
+export const DEFAULT_LIMITS_CONFIG: LimitsConfig = (() => {
+  const profiles = LimitsConfigSchema.parse({});
+  for (const profile of Object.values(profiles)) Object.freeze(profile);
+  return Object.freeze(profiles);
+})();
+
+/**
+ * Test execution (docs/sandbox.md): which backend isolates candidates (the embedded bubblewrap sandbox or
+ * Docker), the interpreter, warm interpreters, retries of runs the sandbox broke, the result cache and how
+ * many runs go at once. The limits of each run are the `limits` section's `tests` profile.
+ */
 export const SandboxConfigSchema = z.strictObject({
   /**
    * Where candidates run: "bwrap" (bubblewrap, embedded: nothing to start) or "docker" (a container per
@@ -236,30 +399,15 @@ export const SandboxConfigSchema = z.strictObject({
   docker: DockerConfigSchema.prefault({}),
   /** The CPython that runs candidates, exposed inside the sandbox as `python3`. */
   pythonPath: z.string().min(1).default("/usr/bin/python3"),
-  /** Wall-clock limit of one test program (each stdio case is its own program); with `cpuTimeMs`, the
-   *  least wall-clock backstop (src/scoring/limits.ts raises it with the oversubscription of the cores). */
-  wallTimeMs: z.number().int().positive().default(10_000),
-  /** CPU-time limit (user + system, every process of the run) of one test program: the time limit that
-   *  does not grow when the machine is busy (docs/sandbox.md). 0: none, the wall limit alone. */
-  cpuTimeMs: z.number().int().min(0).default(10_000),
-  /** Address-space limit of each process. */
-  memoryBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024 * 1024),
-  maxProcesses: z.number().int().positive().default(64),
-  maxFileBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(16 * 1024 * 1024),
-  /** Stdout plus stderr kept per run; more kills the run. */
-  maxOutputBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024),
+  // The limits of one test program, from before the limit profiles: each still sets its field of
+  // `limits.tests` (and wins over it: the command-line flags write these keys). Validated here, so an error
+  // names the key the user wrote.
+  wallTimeMs: testLimitFields.wallTimeMs.optional(),
+  cpuTimeMs: testLimitFields.cpuTimeMs.optional(),
+  memoryBytes: testLimitFields.memoryBytes.optional(),
+  maxProcesses: testLimitFields.maxProcesses.optional(),
+  maxFileBytes: testLimitFields.maxFileBytes.optional(),
+  maxOutputBytes: testLimitFields.maxOutputBytes.optional(),
   /**
    * Run Python executions in warm interpreters: per concurrent execution, one long-lived sandbox whose
    * fork server forks each run from an interpreter that has already started (and is cleaned after each
@@ -292,7 +440,19 @@ export const SandboxConfigSchema = z.strictObject({
     .positive()
     .default(() => 2 * availableParallelism()),
 });
-export type SandboxConfig = z.output<typeof SandboxConfigSchema>;
+/** The keys of `sandbox` that moved to `limits.tests` (still accepted as input, absent from the output). */
+const LEGACY_TEST_LIMIT_KEYS = [
+  "wallTimeMs",
+  "cpuTimeMs",
+  "memoryBytes",
+  "maxProcesses",
+  "maxFileBytes",
+  "maxOutputBytes",
+] as const;
+export type SandboxConfig = Omit<
+  z.output<typeof SandboxConfigSchema>,
+  (typeof LEGACY_TEST_LIMIT_KEYS)[number]
+>;
 
 /**
  * How a task's limits follow its gold program's measured time (the ground-truth gate,
@@ -395,14 +555,27 @@ export const QueueConfigSchema = z.strictObject({
 export type QueueConfig = z.output<typeof QueueConfigSchema>;
 
 /** The whole service configuration. */
-export const ConfigSchema = z.strictObject({
-  reward: RewardConfigSchema.prefault({}),
-  pool: PoolConfigSchema.prefault({}),
-  server: ServerConfigSchema.prefault({}),
-  sandbox: SandboxConfigSchema.prefault({}),
-  tasks: TasksConfigSchema.prefault({}),
-  queue: QueueConfigSchema.prefault({}),
-});
+export const ConfigSchema = z
+  .strictObject({
+    reward: RewardConfigSchema.prefault({}),
+    pool: PoolConfigSchema.prefault({}),
+    server: ServerConfigSchema.prefault({}),
+    sandbox: SandboxConfigSchema.prefault({}),
+    limits: LimitsConfigSchema.prefault({}),
+    tasks: TasksConfigSchema.prefault({}),
+    queue: QueueConfigSchema.prefault({}),
+  })
+  .transform(({ sandbox, limits, ...sections }) => {
+    // The test limits a config still sets under `sandbox` (see SandboxConfigSchema) go to `limits.tests`.
+    const tests = { ...limits.tests };
+    const rest: Record<string, unknown> = { ...sandbox };
+    for (const key of LEGACY_TEST_LIMIT_KEYS) {
+      const value = sandbox[key];
+      if (value !== undefined) tests[key] = value;
+      delete rest[key];
+    }
+    return { ...sections, sandbox: rest as SandboxConfig, limits: { ...limits, tests } };
+  });
 export type Config = z.output<typeof ConfigSchema>;
 
 /** Renders a zod path as a dotted field name: `reward.lambdaEdit`, `items[2].id`. */

@@ -18,7 +18,7 @@
  * the step). The baseline runs every BASELINE_STRIDE-th rollout (the same mix) and is scaled to 512.
  *
  * Usage: npx tsc -p tsconfig.json && node benchmarks/e2e/bigcodebench.mjs [--concurrency 2,4,8,16]
- *          [--source FILE] [--golds .cache/bigcodebench-golds.jsonl] [--baseline-stride 4] [--sandbox bwrap|docker] (or `node benchmarks/e2e/run.mjs --bigcodebench …`)
+ *          [--source FILE (default: $MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz)] [--golds .cache/bigcodebench-golds.jsonl] [--baseline-stride 4] [--sandbox bwrap|docker] (or `node benchmarks/e2e/run.mjs --bigcodebench …`)
  */
 import { spawn } from "node:child_process";
 import {
@@ -62,7 +62,16 @@ const { values } = parseArgs({
   },
 });
 const CONCURRENCIES = (values.concurrency ?? "2,4,8,16").split(",").map(Number);
-const SOURCE = values.source ?? join(ROOT, "..", "shared", "data", "bigcodebench", "BigCodeBench.jsonl.gz");
+// BigCodeBench is read where it lies, never copied into the repository (docs/paper-set.md#the-data-minedit_data_dir).
+const DATA_DIR = process.env.MINEDIT_DATA_DIR;
+const SOURCE =
+  values.source ?? (DATA_DIR ? join(DATA_DIR, "bigcodebench", "BigCodeBench.jsonl.gz") : undefined);
+if (SOURCE === undefined) {
+  console.error(
+    "[bench:e2e:bigcodebench] no BigCodeBench file: pass --source FILE or set MINEDIT_DATA_DIR (the directory holding bigcodebench/BigCodeBench.jsonl.gz)",
+  );
+  process.exit(2);
+}
 const TASKS = 32;
 const CANDIDATES = 144;
 const ROLLOUTS = 16;

@@ -9,14 +9,14 @@
  * ±1 on an int, min↔max, dropped `not`), checked to still parse.
  *
  * Gold programs can also be BigCodeBench's (`loadBigCodeBenchFunctions`: complete_prompt +
- * canonical_solution, from the shared data, read at run time), with the same corruptions and completions.
+ * canonical_solution, from $MINEDIT_DATA_DIR, read at run time), with the same corruptions and completions.
  *
  * Usable as a module (`selectTasks`, `makeRollouts`, `makeBatch`, `writeScoreFiles`) or from the command line:
  *   node benchmarks/metrics/make-batch.mjs [--source stdlib|bigcodebench] [--task-seed N] [--completion-seed N] > batch.jsonl
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -45,17 +45,15 @@ export function loadStdlibFunctions() {
   return runReference(["stdlib-functions"]);
 }
 
-/** Where the shared BigCodeBench data is (read at run time, never copied into the repository). */
-export const BIGCODEBENCH = join(
-  dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "..",
-  "..",
-  "shared",
-  "data",
-  "bigcodebench",
-  "BigCodeBench.jsonl.gz",
-);
+/**
+ * Where BigCodeBench's own file is: `$MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz`, read at run time and
+ * never copied into the repository (docs/paper-set.md#the-data-minedit_data_dir). Without MINEDIT_DATA_DIR it is
+ * a name that exists nowhere, so callers that test it with `existsSync` skip the BigCodeBench batch and say why.
+ */
+export const BIGCODEBENCH =
+  process.env.MINEDIT_DATA_DIR === undefined || process.env.MINEDIT_DATA_DIR === ""
+    ? "$MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz (MINEDIT_DATA_DIR is not set)"
+    : join(process.env.MINEDIT_DATA_DIR, "bigcodebench", "BigCodeBench.jsonl.gz");
 
 /**
  * BigCodeBench tasks as gold programs (complete_prompt + canonical_solution: imports and the entry function
@@ -534,6 +532,12 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const source = option("--source", "stdlib");
   if (source !== "stdlib" && source !== "bigcodebench") {
     console.error("--source is stdlib or bigcodebench");
+    process.exit(2);
+  }
+  if (source === "bigcodebench" && !existsSync(BIGCODEBENCH)) {
+    console.error(
+      `no BigCodeBench file at ${BIGCODEBENCH}: set MINEDIT_DATA_DIR to the directory holding bigcodebench/BigCodeBench.jsonl.gz`,
+    );
     process.exit(2);
   }
   const { rows } = makeBatch({

@@ -14,6 +14,7 @@
  * cheapest way to raise a lint reward. Each adapter says how it defeats them.
  */
 import { readFileSync } from "node:fs";
+import type { AnalyzerLimitsConfig, LimitsConfig } from "../config.js";
 import type { Alert } from "../core/lint/alert.js";
 import type { LintLanguage, LintTool } from "../core/lint/tools.js";
 import { ErrorCode, MineditError } from "../errors.js";
@@ -79,7 +80,79 @@ export const LINT_RUNTIME: RuntimeName = "lint";
 export type AnalyzerOptions = {
   /** Sandbox runs at once within one `analyze` call (each run analyzes up to the tool's batch of files). Default 1. */
   concurrency?: number;
+  /** The limit profiles (docs/sandbox.md#limits), of which each adapter takes its tool's; default: the
+   *  config schema's defaults. */
+  limits?: LimitsConfig;
 };
+
+/** The limits of one run of `files` files under an analyzer's profile: start-up plus a budget per file. */
+export function analyzerRunLimits(profile: AnalyzerLimitsConfig, files: number): ExecutionLimits {
+  const { wallTimePerFileMs, ...limits } = profile;
+  return { ...limits, wallTimeMs: limits.wallTimeMs + wallTimePerFileMs * files };
+}
+
+/**
+ * What an adapter is made of: its tool, language and configuration files, how it asks the tool's version,
+ * and how one run analyzes a batch of files ({@link toolAnalyzer} does the rest, alike for every tool).
+ */
+export type ToolSpec = {
+  tool: LintTool;
+  language: LintLanguage;
+  /** The configuration files every run gets, by name in lint/config/ (for cache keys and reports too). */
+  configFiles: readonly string[];
+  /** The tool's version command, and how its output reads (`fail()` is the error for unreadable output). */
+  versionArgv: string[];
+  parseVersion: (stdout: string, fail: () => Error) => AnalyzerVersion;
+  /** Files per run (the tool's start-up is paid once per run). */
+  filesPerRun: number;
+  /** Each source is written as `src/<i>/<fileName>` (one directory per file). */
+  fileName: string;
+  /** What is written for a source (e.g. its suppression comments made inert). */
+  prepare: (source: string) => string;
+  argv: (paths: readonly string[]) => string[];
+  /** The limits of a run of that many files (0: the version command). */
+  limits: (files: number) => ExecutionLimits;
+  /** The alerts per file of a finished run; throws when the run failed. */
+  read: (result: ExecutionResult, paths: readonly string[]) => Alert[][];
+};
+
+/** An analyzer from its {@link ToolSpec}: runs the tool in `sandbox`, `concurrency` runs at once. */
+export function toolAnalyzer(sandbox: Sandbox, spec: ToolSpec, concurrency = 1): Analyzer {
+  return {
+    tool: spec.tool,
+    language: spec.language,
+    configFiles: spec.configFiles,
+
+    async version(signal) {
+      const run = { files: {}, argv: spec.versionArgv, limits: spec.limits(0), signal };
+      const result = await runTool(sandbox, spec.tool, run);
+      return spec.parseVersion(result.stdout, () => toolFailure(spec.tool, "--version failed", result));
+    },
+
+    analyze(sources, signal) {
+      return inRuns(sources, spec.filesPerRun, concurrency, async (chunk) => {
+        const files: Record<string, string> = {};
+        for (const name of spec.configFiles) files[name] = lintConfigText(name);
+        const paths = chunk.map((_, i) => `src/${i}/${spec.fileName}`);
+        chunk.forEach((source, i) => {
+          files[paths[i] as string] = spec.prepare(source);
+        });
+        const limits = spec.limits(chunk.length);
+        const result = await runTool(sandbox, spec.tool, { files, argv: spec.argv(paths), limits, signal });
+        return spec.read(result, paths);
+      });
+    },
+  };
+}
+
+/** The alerts `parse` reads from a run's report; a report it cannot read is a failure of the tool. */
+export function readReport(tool: LintTool, result: ExecutionResult, parse: () => Alert[][]): Alert[][] {
+  try {
+    return parse();
+  } catch (error) {
+    throw toolFailure(tool, `unreadable report (${(error as Error).message})`, result);
+  }
+}
 
 /**
  * Splits `items` into runs of at most `size`, applies `run` to each with at most `concurrency` runs at

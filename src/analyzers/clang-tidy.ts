@@ -17,16 +17,17 @@
  * before analysis, which makes all of them inert.
  */
 
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import { type Alert, makeAlert } from "../core/lint/alert.js";
-import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import {
   type Analyzer,
   type AnalyzerOptions,
   type AnalyzerVersion,
-  inRuns,
-  lintConfigText,
+  analyzerRunLimits,
   neutralize,
-  runTool,
+  type ToolSpec,
+  toolAnalyzer,
   toolFailure,
 } from "./analyzer.js";
 
@@ -46,16 +47,6 @@ const COMPILE_ERROR_CHECK = "clang-diagnostic-error";
 
 /** The sandbox's working directory, where clang-tidy's absolute paths start. */
 const SCRATCH = "/tmp/";
-
-function limits(files: number): ExecutionLimits {
-  return {
-    wallTimeMs: 30_000 + 120_000 * files,
-    memoryBytes: 4 * 1024 * 1024 * 1024,
-    maxProcesses: 16,
-    maxFileBytes: 16 * 1024 * 1024,
-    maxOutputBytes: 64 * 1024 * 1024,
-  };
-}
 
 /** Makes `NOLINT` comments inert (see the module doc). */
 export function neutralizeNolint(source: string): string {
@@ -85,51 +76,31 @@ export function parseClangTidyOutput(stdout: string, paths: readonly string[]): 
 }
 
 export function createClangTidyAnalyzer(sandbox: Sandbox, options: AnalyzerOptions = {}): Analyzer {
-  return {
+  const profile = (options.limits ?? DEFAULT_LIMITS_CONFIG).clangTidy;
+  const spec: ToolSpec = {
     tool: "clang-tidy",
     language: "cpp",
     configFiles: [CLANG_TIDY_CONFIG, CLANG_TIDY_COMPILE_FLAGS],
-
-    async version(signal) {
-      const result = await runTool(sandbox, "clang-tidy", {
-        files: {},
-        argv: ["clang-tidy", "--version"],
-        limits: limits(0),
-        signal,
-      });
-      return parseClangTidyVersion(result.stdout, () =>
-        toolFailure("clang-tidy", "--version failed", result),
-      );
-    },
-
-    analyze(sources, signal) {
-      return inRuns(sources, CLANG_TIDY_FILES_PER_RUN, options.concurrency ?? 1, async (chunk) => {
-        const files: Record<string, string> = {
-          [CLANG_TIDY_CONFIG]: lintConfigText(CLANG_TIDY_CONFIG),
-          [CLANG_TIDY_COMPILE_FLAGS]: lintConfigText(CLANG_TIDY_COMPILE_FLAGS),
-        };
-        const paths = chunk.map((_, i) => `src/${i}/main.cpp`);
-        chunk.forEach((source, i) => {
-          files[paths[i] as string] = neutralizeNolint(source);
-        });
-        const result = await runTool(sandbox, "clang-tidy", {
-          files,
-          argv: ["clang-tidy", `--config-file=${CLANG_TIDY_CONFIG}`, "--quiet", ...paths],
-          limits: limits(chunk.length),
-          signal,
-        });
-        const alerts = parseClangTidyOutput(result.stdout, paths);
-        // 0: analyzed; 1: the file did not compile, which its clang-diagnostic-error alerts report.
-        // Exit 1 without such an alert (a bad configuration exits 1 too) is a failure of the run.
-        const compileErrors =
-          result.exitCode === 1 && alerts.some((list) => list.some((a) => a.ruleId === COMPILE_ERROR_CHECK));
-        if (result.exitCode !== 0 && !compileErrors) {
-          throw toolFailure("clang-tidy", "the run failed", result);
-        }
-        return alerts;
-      });
+    versionArgv: ["clang-tidy", "--version"],
+    parseVersion: parseClangTidyVersion,
+    filesPerRun: CLANG_TIDY_FILES_PER_RUN,
+    fileName: "main.cpp",
+    prepare: neutralizeNolint,
+    argv: (paths) => ["clang-tidy", `--config-file=${CLANG_TIDY_CONFIG}`, "--quiet", ...paths],
+    limits: (files) => analyzerRunLimits(profile, files),
+    read: (result, paths) => {
+      const alerts = parseClangTidyOutput(result.stdout, paths);
+      // 0: analyzed; 1: the file did not compile, which its clang-diagnostic-error alerts report.
+      // Exit 1 without such an alert (a bad configuration exits 1 too) is a failure of the run.
+      const compileErrors =
+        result.exitCode === 1 && alerts.some((list) => list.some((a) => a.ruleId === COMPILE_ERROR_CHECK));
+      if (result.exitCode !== 0 && !compileErrors) {
+        throw toolFailure("clang-tidy", "the run failed", result);
+      }
+      return alerts;
     },
   };
+  return toolAnalyzer(sandbox, spec, options.concurrency);
 }
 
 /** `clang-tidy --version`: "Debian LLVM version 14.0.6\n  Optimized build. …". */

@@ -9,7 +9,7 @@
  *   await linter.close();
  */
 import { createHash } from "node:crypto";
-import type { SandboxConfig } from "../config.js";
+import type { LimitsConfig, SandboxConfig } from "../config.js";
 import type { Alert } from "../core/lint/alert.js";
 import { LINT_TOOLS, type LintLanguage, type LintTool, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { createBwrapSandbox } from "../sandbox/bwrap.js";
@@ -74,6 +74,8 @@ export type LinterOptions = {
   cacheEntries?: number;
   /** Sandbox runs at once within one {@link Linter.analyze} call. Default 1. */
   concurrency?: number;
+  /** The limit profiles the analyzers run with (docs/sandbox.md#limits); default: the config schema's. */
+  limits?: LimitsConfig;
 };
 
 export class Linter {
@@ -86,6 +88,7 @@ export class Linter {
     private readonly ownsSandbox: boolean,
     private readonly cacheEntries: number,
     private readonly concurrency: number,
+    private readonly limits: LimitsConfig | undefined,
   ) {}
 
   static async create(options: LinterOptions = {}): Promise<Linter> {
@@ -95,13 +98,15 @@ export class Linter {
       options.sandbox === undefined,
       options.cacheEntries ?? 20_000,
       options.concurrency ?? 1,
+      options.limits,
     );
   }
 
   private analyzer(tool: LintTool): Analyzer {
     let analyzer = this.analyzers.get(tool);
     if (analyzer === undefined) {
-      analyzer = createAnalyzer(tool, this.sandbox, { concurrency: this.concurrency });
+      const options = this.limits === undefined ? {} : { limits: this.limits };
+      analyzer = createAnalyzer(tool, this.sandbox, { concurrency: this.concurrency, ...options });
       this.analyzers.set(tool, analyzer);
     }
     return analyzer;

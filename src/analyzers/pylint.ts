@@ -11,16 +11,18 @@
  * so no position moves) before analysis, which makes every pragma inert.
  */
 
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import { type Alert, makeAlert } from "../core/lint/alert.js";
-import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import {
   type Analyzer,
   type AnalyzerOptions,
   type AnalyzerVersion,
-  inRuns,
-  lintConfigText,
+  analyzerRunLimits,
   neutralize,
-  runTool,
+  readReport,
+  type ToolSpec,
+  toolAnalyzer,
   toolFailure,
 } from "./analyzer.js";
 
@@ -28,17 +30,6 @@ export const PYLINT_CONFIG = "pylintrc";
 
 /** Files per Pylint run: start-up (~1 s) is paid once, a run's wall budget stays bounded. */
 export const PYLINT_FILES_PER_RUN = 16;
-
-/** Wall time of a run: start-up plus a budget per file (generous: the analysis shares 2 cores). */
-function limits(files: number): ExecutionLimits {
-  return {
-    wallTimeMs: 60_000 + 20_000 * files,
-    memoryBytes: 2 * 1024 * 1024 * 1024,
-    maxProcesses: 16,
-    maxFileBytes: 16 * 1024 * 1024,
-    maxOutputBytes: 64 * 1024 * 1024,
-  };
-}
 
 /** Pylint's exit status bit for a usage error (bits 1–16 say which message categories were emitted). */
 const USAGE_ERROR = 32;
@@ -78,45 +69,26 @@ export function parsePylintJson(stdout: string, paths: readonly string[]): Alert
 }
 
 export function createPylintAnalyzer(sandbox: Sandbox, options: AnalyzerOptions = {}): Analyzer {
-  return {
+  const profile = (options.limits ?? DEFAULT_LIMITS_CONFIG).pylint;
+  const spec: ToolSpec = {
     tool: "pylint",
     language: "python",
     configFiles: [PYLINT_CONFIG],
-
-    async version(signal) {
-      const result = await runTool(sandbox, "pylint", {
-        files: {},
-        argv: ["pylint", "--version"],
-        limits: limits(0),
-        signal,
-      });
-      return parsePylintVersion(result.stdout, () => toolFailure("pylint", "--version failed", result));
-    },
-
-    analyze(sources, signal) {
-      return inRuns(sources, PYLINT_FILES_PER_RUN, options.concurrency ?? 1, async (chunk) => {
-        const files: Record<string, string> = { [PYLINT_CONFIG]: lintConfigText(PYLINT_CONFIG) };
-        const paths = chunk.map((_, i) => `src/${i}/main.py`);
-        chunk.forEach((source, i) => {
-          files[paths[i] as string] = neutralizePylintPragmas(source);
-        });
-        const result = await runTool(sandbox, "pylint", {
-          files,
-          argv: ["pylint", `--rcfile=${PYLINT_CONFIG}`, "--output-format=json", ...paths],
-          limits: limits(chunk.length),
-          signal,
-        });
-        if (result.exitCode === null || (result.exitCode & USAGE_ERROR) !== 0) {
-          throw toolFailure("pylint", "the run failed", result);
-        }
-        try {
-          return parsePylintJson(result.stdout, paths);
-        } catch (error) {
-          throw toolFailure("pylint", `unreadable report (${(error as Error).message})`, result);
-        }
-      });
+    versionArgv: ["pylint", "--version"],
+    parseVersion: parsePylintVersion,
+    filesPerRun: PYLINT_FILES_PER_RUN,
+    fileName: "main.py",
+    prepare: neutralizePylintPragmas,
+    argv: (paths) => ["pylint", `--rcfile=${PYLINT_CONFIG}`, "--output-format=json", ...paths],
+    limits: (files) => analyzerRunLimits(profile, files),
+    read: (result, paths) => {
+      if (result.exitCode === null || (result.exitCode & USAGE_ERROR) !== 0) {
+        throw toolFailure("pylint", "the run failed", result);
+      }
+      return readReport("pylint", result, () => parsePylintJson(result.stdout, paths));
     },
   };
+  return toolAnalyzer(sandbox, spec, options.concurrency);
 }
 
 /** `pylint --version`: "pylint 2.16.2\nastroid 2.14.2\nPython 3.11.2 (main, …)". */

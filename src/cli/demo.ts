@@ -6,13 +6,7 @@
 import type { RewardConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
 import { runDemoBatch } from "../server/demo.js";
-import {
-  parseServiceFlags,
-  rewardHelp,
-  SERVICE_FLAGS_HELP,
-  serviceConfig,
-  taskFiles,
-} from "./service-options.js";
+import { parseServiceFlags, rewardHelp, SERVICE_FLAGS_HELP, serviceSetup } from "./service-options.js";
 
 /** `minedit demo --help`; `reward` is the configured reward section (defaults without --config). */
 export function demoHelp(reward?: RewardConfig): string {
@@ -43,8 +37,8 @@ export async function runDemo(argv: readonly string[], io: StdIo): Promise<numbe
   const values = await parseServiceFlags("demo", argv, io, demoHelp);
   if (typeof values === "number") return values;
   try {
-    const config = await serviceConfig(values, { port: 0 });
-    await runDemoBatch(config, taskFiles(config), values["no-exec"] !== true, io);
+    const { config, taskFiles, execute } = await serviceSetup(values, { port: 0 });
+    await runDemoBatch(config, taskFiles, execute, io);
     return 0;
   } catch (error) {
     io.stderr.write(`minedit demo: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -7,6 +7,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
+import { PROMPT_STYLES, type PromptStyle } from "../core/prompt/repair-prompt.js";
 import { isMineditError } from "../errors.js";
 import { DEFAULT_RETRY_POLICY } from "../eval/backoff.js";
 import { DEFAULT_STATISTICS } from "../eval/build-report.js";
@@ -15,7 +16,6 @@ import { RUN_FILES } from "../eval/run-files.js";
 import { type EvalRunRequest, EXIT_INTERRUPTED, openEvalRun, runEvalRun } from "../eval/run-job.js";
 import { defaultCandidatesRunName, defaultRunName } from "../eval/run-name.js";
 import { EVAL_APIS, type EvalApi, normalizeEndpoint, type SamplingParams } from "../eval/sampling.js";
-import { PROMPT_STYLES, type PromptStyle } from "../export/prompt.js";
 import type { StdIo } from "../io/std-io.js";
 import {
   fraction,
@@ -26,8 +26,8 @@ import {
   statistics,
 } from "./eval-flags.js";
 import { runStudy } from "./eval-study.js";
-import { commandFailure, EXIT, runCommand, usageError } from "./failures.js";
-import { buildConfig, numberFlag, SCORING_OPTIONS, type ScoringFlagValues } from "./scoring-flags.js";
+import { commandFailure, EXIT, type FlagValues, runCommand, usageError } from "./failures.js";
+import { buildConfig, numberFlag, SCORING_OPTIONS, scoringFlagValues } from "./scoring-flags.js";
 
 const usage = usageError;
 
@@ -139,7 +139,7 @@ Examples:
     --base-url https://api.openai.com/v1 --prompt explicit --n 4 --temperature 1 --out runs/gpt41-explicit
   minedit eval run --tasks datasets/tasks/ood.jsonl --candidates verl-gen.parquet --name rl-step-200 --out runs/rl200
   minedit eval run --tasks datasets/tasks/in-domain.jsonl --model base --base-url http://127.0.0.1:8000/v1 \\
-    --bigcodebench ../shared/data/bigcodebench/BigCodeBench.jsonl.gz --out runs/base
+    --bigcodebench "$MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz" --out runs/base
 
 ${EXIT_CODES}
 `;
@@ -223,13 +223,7 @@ const RUN_OPTIONS = {
   ...SCORING_OPTIONS,
 } as const;
 
-type RunValues = {
-  [K in keyof typeof RUN_OPTIONS]?: (typeof RUN_OPTIONS)[K] extends { multiple: true }
-    ? string[]
-    : (typeof RUN_OPTIONS)[K]["type"] extends "boolean"
-      ? boolean
-      : string;
-};
+type RunValues = FlagValues<typeof RUN_OPTIONS>;
 
 async function runRequest(
   values: RunValues,
@@ -311,14 +305,10 @@ async function runRequest(
       };
     }
   }
-  const scoringFlags = Object.keys(SCORING_OPTIONS) as (keyof typeof SCORING_OPTIONS)[];
-  const scoreValues: ScoringFlagValues = {
-    ...Object.fromEntries(
-      scoringFlags.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]),
-    ),
+  const config = await buildConfig({
+    ...scoringFlagValues(values),
     scope: values.scope ?? "function_body",
-  };
-  const config = await buildConfig(scoreValues);
+  });
   const retention: EvalRunRequest["retention"] = {};
   if (values.bigcodebench !== undefined) {
     const limit = values["bigcodebench-limit"];

@@ -15,12 +15,12 @@
  */
 import { availableParallelism } from "node:os";
 import { type Config, DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
+import { PROMPT_STYLES, type PromptStyle } from "../core/prompt/repair-prompt.js";
 import { isMineditError } from "../errors.js";
 import { type ExportJob, type ExportJobRequest, openExportJob, runExportJob } from "../export/export-job.js";
 import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES } from "../export/format.js";
 import { EXPORT_FORMATS } from "../export/formats.js";
 import { LINT_FIXERS, type LintExportSettings } from "../export/lint-export.js";
-import { PROMPT_STYLES, type PromptStyle } from "../export/prompt.js";
 import { EXPORT_KINDS, type ExportKind, isLintKind } from "../export/records.js";
 import type { ExportSettings } from "../export/run-export.js";
 import { REJECTED_MODES, type RejectedMode } from "../export/selection.js";
@@ -28,8 +28,14 @@ import { parseSplitSpec, type SplitWeight } from "../export/splits.js";
 import type { StdIo } from "../io/std-io.js";
 import { executionLimits } from "../scoring/limits.js";
 import { version } from "../version.js";
-import { EXIT, runCommand, usageError } from "./failures.js";
-import { buildConfig, numberFlag, SCORING_OPTIONS, type ScoringFlagValues } from "./scoring-flags.js";
+import { EXIT, type FlagValues, runCommand, usageError } from "./failures.js";
+import {
+  buildConfig,
+  numberFlag,
+  REPAIR_REWARD_FLAGS,
+  SCORING_OPTIONS,
+  scoringFlagValues,
+} from "./scoring-flags.js";
 
 const DEFAULTS = {
   splits: "train=1",
@@ -61,13 +67,7 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-type Values = {
-  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true }
-    ? string[]
-    : (typeof OPTIONS)[K]["type"] extends "boolean"
-      ? boolean
-      : string;
-};
+type Values = FlagValues<typeof OPTIONS>;
 
 function formatKinds(format: ExportFormat): string {
   return format.kinds.join(", ");
@@ -256,36 +256,12 @@ async function request(values: Values, positionals: string[]): Promise<ExportJob
     throw usage("--per-task is only used by rsft and dpo");
 
   if (lintKind) {
-    for (const flag of [
-      "variant",
-      "lambda-exec",
-      "lambda-edit",
-      "lambda-cc",
-      "failure-reward",
-      "scope",
-    ] as const) {
+    for (const flag of REPAIR_REWARD_FLAGS) {
       if (values[flag] !== undefined)
         throw usage(`--${flag} is a repair-reward flag; ${kind} does not use it`);
     }
   }
-  const scoringFlags = [
-    "config",
-    "variant",
-    "lambda-exec",
-    "lambda-edit",
-    "lambda-cc",
-    "failure-reward",
-    "scope",
-    "wall-time-ms",
-    "cpu-time-ms",
-    "memory-mb",
-    "concurrency",
-    "threads",
-  ] as const;
-  const scoreValues: ScoringFlagValues = Object.fromEntries(
-    scoringFlags.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]),
-  );
-  const config: Config = await buildConfig(scoreValues);
+  const config: Config = await buildConfig(scoringFlagValues(values));
   const settings: ExportSettings = {
     kind,
     format,

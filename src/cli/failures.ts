@@ -48,6 +48,40 @@ export function commandFailure(io: StdIo, command: string, error: unknown): numb
   return internalFailure(io, command, error);
 }
 
+/** What `parseArgs` returns for an options table: each flag absent, or its string, boolean or list. */
+export type FlagValues<Options extends Readonly<Record<string, { readonly type: "string" | "boolean" }>>> = {
+  [K in keyof Options]?: Options[K] extends { multiple: true }
+    ? string[]
+    : Options[K]["type"] extends "boolean"
+      ? boolean
+      : string;
+};
+
+/**
+ * Parses a command's flags (strict: a bad flag is a usage error) and answers `--help`. Returns the values
+ * and positionals, or the exit code when the command is already answered.
+ */
+export function parseCommandArgs<Values>(
+  io: StdIo,
+  name: string,
+  argv: readonly string[],
+  options: ParseArgsConfig["options"],
+  help: () => string,
+): { values: Values; positionals: string[] } | number {
+  let parsed: { values: unknown; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usageFailure(io, name, error instanceof Error ? error.message : String(error));
+  }
+  const values = parsed.values as Values & { help?: boolean };
+  if (values.help === true) {
+    io.stdout.write(help());
+    return EXIT.ok;
+  }
+  return { values, positionals: parsed.positionals };
+}
+
 /**
  * The life of a command that reads input and does work: parse the flags (strict; a bad flag is a usage
  * error), `--help`, `prepare` (open inputs, check everything cheap; any MineditError there is a usage
@@ -65,25 +99,11 @@ export async function runCommand<Options extends ParseArgsConfig["options"], Val
   close: (setup: Setup) => Promise<unknown>;
 }): Promise<number> {
   const { name, io } = command;
-  let parsed: { values: unknown; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args: [...command.argv],
-      options: command.options,
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    return usageFailure(io, name, error instanceof Error ? error.message : String(error));
-  }
-  const values = parsed.values as Values & { help?: boolean };
-  if (values.help === true) {
-    io.stdout.write(command.help());
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs<Values>(io, name, command.argv, command.options, command.help);
+  if (typeof parsed === "number") return parsed;
   let setup: Setup;
   try {
-    setup = await command.prepare(values, parsed.positionals, io);
+    setup = await command.prepare(parsed.values, parsed.positionals, io);
   } catch (error) {
     if (isMineditError(error)) return usageFailure(io, name, error.rawMessage);
     return internalFailure(io, name, error);

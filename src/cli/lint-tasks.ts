@@ -5,14 +5,13 @@
  */
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import type { SandboxConfig } from "../config.js";
 import { LINT_LANGUAGES, type LintLanguage } from "../core/lint/tools.js";
 import { assignSplit, parseSplitSpec } from "../export/splits.js";
 import type { StdIo } from "../io/std-io.js";
 import { validationMessage } from "../lint/build-tasks.js";
 import { runLintTaskBuild } from "../lint/tasks-job.js";
-import { commandFailure, EXIT, usageError } from "./failures.js";
+import { commandFailure, EXIT, parseCommandArgs, usageError } from "./failures.js";
 import { sandboxConfigOfFlag, sandboxFlagHelp } from "./sandbox-flag.js";
 
 /** The shipped source files of each language (resolved from src/cli and dist/cli alike). */
@@ -117,17 +116,9 @@ function splitRule(spec: string, seed: number): (problemId: string) => string {
 
 /** `minedit lint tasks ...`. Never throws. */
 export async function runLintTasks(argv: readonly string[], io: StdIo): Promise<number> {
-  let values: Values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true }));
-  } catch (error) {
-    return fail(io, usage(error instanceof Error ? error.message : String(error)));
-  }
-  if (values.help === true) {
-    io.stdout.write(lintTasksHelp());
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs<Values>(io, "lint tasks", argv, OPTIONS, lintTasksHelp);
+  if (typeof parsed === "number") return parsed;
+  const { values, positionals } = parsed;
   let language: LintLanguage | null;
   let splitOf: (problemId: string) => string;
   let concurrency = availableParallelism();

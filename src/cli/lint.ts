@@ -15,11 +15,10 @@
  */
 
 import { availableParallelism } from "node:os";
-import { parseArgs } from "node:util";
 import { LINT_LANGUAGES } from "../core/lint/tools.js";
 import type { StdIo } from "../io/std-io.js";
 import { runLintReport } from "../lint/report-job.js";
-import { commandFailure, EXIT, usageError } from "./failures.js";
+import { commandFailure, EXIT, type FlagValues, parseCommandArgs, usageError } from "./failures.js";
 import { runLintTasks } from "./lint-tasks.js";
 import { sandboxConfigOfFlag, sandboxFlagHelp } from "./sandbox-flag.js";
 
@@ -115,22 +114,12 @@ const REPORT_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+type ReportValues = FlagValues<typeof REPORT_OPTIONS>;
+
 async function runReport(argv: readonly string[], io: StdIo): Promise<number> {
-  let values: { json?: boolean; concurrency?: string; sandbox?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: REPORT_OPTIONS,
-      allowPositionals: true,
-    }));
-  } catch (error) {
-    return failure(io, "report", usage(error instanceof Error ? error.message : String(error)));
-  }
-  if (values.help === true) {
-    io.stdout.write(lintReportHelp());
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs<ReportValues>(io, "lint report", argv, REPORT_OPTIONS, lintReportHelp);
+  if (typeof parsed === "number") return parsed;
+  const { values, positionals } = parsed;
   const [path, ...extra] = positionals;
   if (path === undefined) return failure(io, "report", usage("missing FILE.jsonl (the rows to report on)"));
   if (extra.length > 0)

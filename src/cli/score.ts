@@ -11,7 +11,7 @@ import {
   type ScoreFileRun,
   scoreFile,
 } from "../scoring/offline/score-file.js";
-import { EXIT, runCommand, usageError } from "./failures.js";
+import { EXIT, type FlagValues, runCommand, usageError } from "./failures.js";
 import { buildConfig, SCORING_OPTIONS } from "./scoring-flags.js";
 
 const MIB = 1024 * 1024;
@@ -89,20 +89,20 @@ Options:
                        (default: ${d.reward.scope})
   --cpu-time-ms N      CPU-time limit (user + system, every process) of one test run: the time limit,
                        which a busy machine does not shorten; the stdio cases of a rollout share it
-                       (default: ${d.sandbox.cpuTimeMs}); over it: TIMEOUT. 0: no CPU limit, the wall limit alone
+                       (default: ${d.limits.tests.cpuTimeMs}); over it: TIMEOUT. 0: no CPU limit, the wall limit alone
   --wall-time-ms N     with a CPU limit, the least wall-clock backstop of a run: the backstop is
                        max(N, f × the CPU limit + 5 s), f = max(2, 1.5 × concurrency / cores), so it stops
                        only programs that sleep or wait; with --cpu-time-ms 0, the wall-clock limit of one
                        test run, sandbox start included, shared by a rollout's stdio cases
-                       (default: ${d.sandbox.wallTimeMs}); over it: TIMEOUT
+                       (default: ${d.limits.tests.wallTimeMs}); over it: TIMEOUT
   --memory-mb N        address-space limit of each process in the sandbox, MiB
-                       (default: ${d.sandbox.memoryBytes / MIB}); over it: MEMORY_LIMIT
+                       (default: ${d.limits.tests.memoryBytes / MIB}); over it: MEMORY_LIMIT
   --concurrency N      sandboxed test runs at once (default: available parallelism, ${availableParallelism()} here)
   --threads N          worker threads (default: available parallelism, ${availableParallelism()} here)
   --config FILE.json   a configuration object, e.g. {"reward": {"lambdaEdit": 0.5}, "pool": {"threads": 2},
                        "sandbox": {"wallTimeMs": 5000, "pythonPath": "/usr/bin/python3"}}; flags override it.
-                       sandbox also sets maxProcesses (${d.sandbox.maxProcesses}), maxFileBytes (${d.sandbox.maxFileBytes}), maxOutputBytes
-                       (${d.sandbox.maxOutputBytes}) and the interpreter the tests run with (${d.sandbox.pythonPath})
+                       sandbox also sets maxProcesses (${d.limits.tests.maxProcesses}), maxFileBytes (${d.limits.tests.maxFileBytes}), maxOutputBytes
+                       (${d.limits.tests.maxOutputBytes}) and the interpreter the tests run with (${d.sandbox.pythonPath})
   -h, --help           show this help
 
 Exit codes:
@@ -130,9 +130,7 @@ export function runScore(argv: readonly string[], io: StdIo): Promise<number> {
   });
 }
 
-type Values = {
-  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string;
-};
+type Values = FlagValues<typeof OPTIONS>;
 
 /** The run the flags ask for; throws usage errors. */
 async function request(values: Values, positionals: string[]): Promise<ScoreFileRequest> {

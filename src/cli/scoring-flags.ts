@@ -29,6 +29,22 @@ export const SCORING_OPTIONS = {
 /** The values of {@link SCORING_OPTIONS}, as `parseArgs` returns them. */
 export type ScoringFlagValues = { [K in keyof typeof SCORING_OPTIONS]?: string };
 
+/** The flags of {@link SCORING_OPTIONS} that set the repair reward (`reward.*`). */
+export const REPAIR_REWARD_FLAGS = [
+  "variant",
+  "lambda-exec",
+  "lambda-edit",
+  "lambda-cc",
+  "failure-reward",
+  "scope",
+] as const satisfies readonly (keyof typeof SCORING_OPTIONS)[];
+
+/** The scoring flags a command was given, out of all its parsed `values`: what {@link buildConfig} reads. */
+export function scoringFlagValues(values: ScoringFlagValues): ScoringFlagValues {
+  const keys = Object.keys(SCORING_OPTIONS) as (keyof typeof SCORING_OPTIONS)[];
+  return Object.fromEntries(keys.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]));
+}
+
 /** Which flag sets which config field, to point error messages at what the user typed. */
 const FLAG_FIELDS = [
   ["--variant", "reward.variant"],

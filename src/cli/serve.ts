@@ -4,13 +4,7 @@ import type { RewardConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
 import { displayUrl } from "../queue/redis-connection.js";
 import { startService } from "../server/service.js";
-import {
-  parseServiceFlags,
-  rewardHelp,
-  SERVICE_FLAGS_HELP,
-  serviceConfig,
-  taskFiles,
-} from "./service-options.js";
+import { parseServiceFlags, rewardHelp, SERVICE_FLAGS_HELP, serviceSetup } from "./service-options.js";
 import { waitForStopSignal } from "./stop-signals.js";
 
 /**
@@ -44,8 +38,8 @@ export async function runServe(argv: readonly string[], io: StdIo): Promise<numb
   if (typeof values === "number") return values;
   let engine: Awaited<ReturnType<typeof startService>>;
   try {
-    const config = await serviceConfig(values);
-    engine = await startService(config, taskFiles(config), values["no-exec"] !== true);
+    const { config, taskFiles, execute } = await serviceSetup(values);
+    engine = await startService(config, taskFiles, execute);
     const { host } = config.server;
     const { url } = config.queue;
     const executions =

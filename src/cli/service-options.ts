@@ -169,6 +169,18 @@ export function taskFiles(config: Config): string[] {
   return config.tasks.files.length > 0 ? config.tasks.files : [DEFAULT_TASK_FILE];
 }
 
+/** What `serve` and `demo` start: the validated config, its task files, and whether rollouts run. */
+export type ServiceSetup = { config: Config; taskFiles: string[]; execute: boolean };
+
+/** {@link serviceConfig}, the task files it names (the demo set when none) and `--no-exec` turned around. */
+export async function serviceSetup(
+  values: ServiceFlagValues,
+  defaults: { port?: number } = {},
+): Promise<ServiceSetup> {
+  const config = await serviceConfig(values, defaults);
+  return { config, taskFiles: taskFiles(config), execute: values["no-exec"] !== true };
+}
+
 /**
  * Parses a service command's flags. Returns the values, or the exit code when the command is already
  * answered (`--help`: 0 after printing `help`; a bad flag, or with `--help` a bad `--config` file: 2

@@ -6,7 +6,6 @@
 
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { parseArgs } from "node:util";
 import { parseConfig } from "../config.js";
 import {
   type CorruptionMix,
@@ -17,14 +16,15 @@ import {
   parseFamilySpec,
 } from "../core/corruption/registry.js";
 import { isMineditError } from "../errors.js";
+import { formatJson, jsonReportPath, taskSetPaths } from "../io/report-files.js";
 import type { StdIo } from "../io/std-io.js";
 import { executionLimits } from "../scoring/limits.js";
 import type { BuildOptions } from "../tasks/build.js";
 import { runTaskBuild, type TaskBuildRequest } from "../tasks/build-job.js";
 import { isImportFormat } from "../tasks/importers/import-file.js";
 import { IMPORT_FORMATS, type ImportFormat } from "../tasks/importers/types.js";
-import { formatJson, jsonReportPath, reportTaskFile, taskSetPaths } from "../tasks/task-set.js";
-import { commandFailure, EXIT, usageError } from "./failures.js";
+import { reportTaskFile } from "../tasks/task-set.js";
+import { commandFailure, EXIT, type FlagValues, parseCommandArgs, usageError } from "./failures.js";
 
 /** Exit code of a build stopped by Ctrl-C (128 + SIGINT, as shells report it). */
 const EXIT_INTERRUPTED = 130;
@@ -99,11 +99,11 @@ Options:
   --report FILE.md     write the report here (and FILE.json) instead of beside --out
   --concurrency N      problems built at once, i.e. sandboxed runs at once (default: available
                        parallelism, ${availableParallelism()} here)
-  --cpu-time-ms N      CPU-time limit of one test run (default: ${d.sandbox.cpuTimeMs}); a candidate that uses
+  --cpu-time-ms N      CPU-time limit of one test run (default: ${d.limits.tests.cpuTimeMs}); a candidate that uses
                        more fails (TIMEOUT) and is kept as a task. 0: no CPU limit, the wall limit alone
   --wall-time-ms N     with a CPU limit, the least wall-clock backstop of a run (the backstop is
                        max(N, f × the CPU limit + 5 s), f = max(2, 1.5 × concurrency / cores)); with
-                       --cpu-time-ms 0, the wall-clock limit of one test run (default: ${d.sandbox.wallTimeMs})
+                       --cpu-time-ms 0, the wall-clock limit of one test run (default: ${d.limits.tests.wallTimeMs})
   -h, --help           this help
 
 Task rows (one JSON object per line; the server's task store reads them as they are):
@@ -188,7 +188,7 @@ const BUILD_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-type BuildValues = { [K in keyof typeof BUILD_OPTIONS]?: K extends "help" ? boolean : string };
+type BuildValues = FlagValues<typeof BUILD_OPTIONS>;
 
 function integerFlag(flag: string, text: string | undefined, fallback: number, min: number): number {
   if (text === undefined) return fallback;
@@ -278,23 +278,10 @@ function planBuild(values: BuildValues, positionals: string[]): TaskBuildRequest
 }
 
 async function runBuild(argv: readonly string[], io: StdIo): Promise<number> {
-  let values: BuildValues;
-  let positionals: string[];
+  const parsed = parseCommandArgs<BuildValues>(io, "tasks build", argv, BUILD_OPTIONS, tasksBuildHelp);
+  if (typeof parsed === "number") return parsed;
   try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: BUILD_OPTIONS,
-      allowPositionals: true,
-    }));
-  } catch (error) {
-    return failure(io, "build", usage(error instanceof Error ? error.message : String(error)));
-  }
-  if (values.help === true) {
-    io.stdout.write(tasksBuildHelp());
-    return EXIT.ok;
-  }
-  try {
-    const outcome = await runTaskBuild(planBuild(values, positionals), io);
+    const outcome = await runTaskBuild(planBuild(parsed.values, parsed.positionals), io);
     if (outcome.interrupted) return EXIT_INTERRUPTED;
     return outcome.badRows > 0 ? EXIT.badRows : EXIT.ok;
   } catch (error) {
@@ -310,22 +297,12 @@ const STATS_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+type StatsValues = FlagValues<typeof STATS_OPTIONS>;
+
 async function runStats(argv: readonly string[], io: StdIo): Promise<number> {
-  let values: { json?: boolean; log?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: STATS_OPTIONS,
-      allowPositionals: true,
-    }));
-  } catch (error) {
-    return failure(io, "stats", usage(error instanceof Error ? error.message : String(error)));
-  }
-  if (values.help === true) {
-    io.stdout.write(tasksStatsHelp());
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs<StatsValues>(io, "tasks stats", argv, STATS_OPTIONS, tasksStatsHelp);
+  if (typeof parsed === "number") return parsed;
+  const { values, positionals } = parsed;
   try {
     if (positionals.length !== 1) {
       throw usage(positionals.length === 0 ? "missing FILE (a task file)" : "expected one FILE");

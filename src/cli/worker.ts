@@ -132,7 +132,7 @@ export async function runWorker(argv: readonly string[], io: StdIo): Promise<num
   let sandbox: Awaited<ReturnType<typeof createConfiguredSandbox>>;
   let healthServer: Awaited<ReturnType<typeof startHealthServer>> | null = null;
   try {
-    sandbox = await createConfiguredSandbox(config.sandbox, log);
+    sandbox = await createConfiguredSandbox(config.sandbox, config.limits.tests, log);
   } catch (error) {
     io.stderr.write(`minedit worker: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT.usage;

@@ -71,6 +71,9 @@ export async function renderSvg(spec: TopLevelSpec, id: string): Promise<string>
  * by its name, so two runs that happen to share a name stay two series (a key by name stacked their bars),
  * and the legend lists them in the order given (A before B). The legend shows the names, unabridged.
  */
+/** Colour by domain (in-domain / OOD), where there is one run. */
+const DOMAIN_CHANNEL = { field: "domain", type: "nominal", title: "Domain" } as const;
+
 function runChannel(names: readonly string[]): object {
   return {
     field: "run",
@@ -352,6 +355,28 @@ function familyOrder(families: Record<string, { domain: string }>): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * One forest plot per family group ({@link familyGroups}) of `rows`; `text` gives each its title and
+ * description from the group's domain label.
+ */
+async function forestCharts(
+  rows: Row[],
+  families: Record<string, { domain: string }>,
+  style: { delta: boolean; color: object; offset: boolean },
+  text: (label: string) => { title: string; description: string },
+): Promise<Chart[]> {
+  const charts: Chart[] = [];
+  for (const group of familyGroups(families)) {
+    const id = `forest-${group.domain.replace(/[^a-z0-9]+/gi, "-")}`;
+    const spec = forestSpec(
+      rows.filter((r) => group.families.includes(r.family as string)),
+      { ...style, order: group.families },
+    );
+    charts.push({ id, ...text(domainLabel(group.domain)), svg: await renderSvg(spec, id) });
+  }
+  return charts;
+}
+
 /** The family groups of the forest plots, in the report's order: by domain (in-domain, OOD, mixed, …). */
 function familyGroups(
   families: Record<string, { domain: string }>,
@@ -430,31 +455,20 @@ export async function reportCharts(runs: readonly RunReport[]): Promise<Chart[]>
       ),
     );
     const all = Object.assign({}, ...runs.map((r) => r.families.contains));
-    for (const group of familyGroups(all)) {
-      const label = domainLabel(group.domain);
-      const id = `forest-${group.domain.replace(/[^a-z0-9]+/gi, "-")}`;
-      charts.push({
-        id,
-        title: `Per-family estimates: ${label} families`,
-        description:
-          `One row per ${label} corruption family (tasks containing it). Each panel shows the estimate ` +
-          "(point) and its 95 % bootstrap interval (line) of Pass@1, mean excess edit distance and mean added " +
-          "cognitive complexity over passing repairs, with n beside it (tasks for Pass@1, passing samples " +
-          `for the others: a one-task family has no spread to show)${several ? "; one colour per run" : ""}.`,
-        svg: await renderSvg(
-          forestSpec(
-            rows.filter((r) => group.families.includes(r.family as string)),
-            {
-              delta: false,
-              color: several ? runChannel(names) : { field: "domain", type: "nominal", title: "Domain" },
-              offset: several,
-              order: group.families,
-            },
-          ),
-          id,
-        ),
-      });
-    }
+    const forest = {
+      delta: false,
+      color: several ? runChannel(names) : DOMAIN_CHANNEL,
+      offset: several,
+    };
+    const forests = await forestCharts(rows, all, forest, (label) => ({
+      title: `Per-family estimates: ${label} families`,
+      description:
+        `One row per ${label} corruption family (tasks containing it). Each panel shows the estimate ` +
+        "(point) and its 95 % bootstrap interval (line) of Pass@1, mean excess edit distance and mean added " +
+        "cognitive complexity over passing repairs, with n beside it (tasks for Pass@1, passing samples " +
+        `for the others: a one-task family has no spread to show)${several ? "; one colour per run" : ""}.`,
+    }));
+    charts.push(...forests);
     charts.push({
       id: "scatter",
       title: "Pass rate vs excess",
@@ -500,32 +514,17 @@ export async function compareCharts(report: CompareReport): Promise<Chart[]> {
         row("cc", m.joint_passing, m.added_cc_delta),
       ];
     });
-    for (const group of familyGroups(families)) {
-      const label = domainLabel(group.domain);
-      const id = `forest-${group.domain.replace(/[^a-z0-9]+/gi, "-")}`;
-      charts.push({
-        id,
-        title: `Per-family paired deltas (B − A): ${label} families`,
-        description:
-          `One row per ${label} corruption family (tasks containing it). Each panel shows the paired ` +
-          `difference ${report.b.name} − ${report.a.name} (point) and its 95 % paired bootstrap interval ` +
-          "(line) for Pass@1, and for excess edit distance and added CC over the tasks both runs repair, with " +
-          "n beside it (paired tasks; jointly passing tasks); the dashed rule is no difference. An interval " +
-          "that crosses it is not a clear difference.",
-        svg: await renderSvg(
-          forestSpec(
-            rows.filter((r) => group.families.includes(r.family as string)),
-            {
-              delta: true,
-              color: { field: "domain", type: "nominal", title: "Domain" },
-              offset: false,
-              order: group.families,
-            },
-          ),
-          id,
-        ),
-      });
-    }
+    const forest = { delta: true, color: DOMAIN_CHANNEL, offset: false };
+    const forests = await forestCharts(rows, families, forest, (label) => ({
+      title: `Per-family paired deltas (B − A): ${label} families`,
+      description:
+        `One row per ${label} corruption family (tasks containing it). Each panel shows the paired ` +
+        `difference ${report.b.name} − ${report.a.name} (point) and its 95 % paired bootstrap interval ` +
+        "(line) for Pass@1, and for excess edit distance and added CC over the tasks both runs repair, with " +
+        "n beside it (paired tasks; jointly passing tasks); the dashed rule is no difference. An interval " +
+        "that crosses it is not a clear difference.",
+    }));
+    charts.push(...forests);
     charts.push({
       id: "scatter",
       title: "Pass rate vs excess",

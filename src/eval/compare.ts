@@ -30,7 +30,7 @@ import { meanDifference, pairedTable, riskDifference } from "../core/eval/paired
 import { mdePairedMean, mdePairedProportion } from "../core/eval/power.js";
 import { signTest } from "../core/eval/sign-test.js";
 import { wilcoxonSignedRank } from "../core/eval/signed-rank.js";
-import { familyCombination } from "./eval-task.js";
+import { familyGroupings } from "./eval-task.js";
 import { overEdited } from "./metrics.js";
 import type { SampleRecord, TaskRecord } from "./records.js";
 import {
@@ -295,14 +295,7 @@ export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOpti
     paired: { tasks: pairs.length, unpaired },
     overall: repair.length === 0 ? null : pairedMetrics(repair, options),
     domains,
-    families: {
-      exact: pairedBy(
-        repair,
-        (p) => (p.task.families.length === 0 ? [] : [familyCombination(p.task.families)]),
-        options,
-      ),
-      contains: pairedBy(repair, (p) => [...new Set(p.task.families)], options),
-    },
+    families: familyGroupings(repair, (pairs, keys) => pairedBy(pairs, keys, options)),
     retention,
   };
 }

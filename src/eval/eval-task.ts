@@ -4,9 +4,9 @@
  * and corruption families). Three kinds:
  *
  * - `repair`: a repair task row (`minedit tasks build`): prompt = the export's repair prompt of the
- *   corrupted program (src/export/prompt.ts, `--prompt generic|explicit`), exactly what training saw;
+ *   corrupted program (src/core/prompt/repair-prompt.ts, `--prompt generic|explicit`), exactly what training saw;
  * - `lint`: a lint task row (`kind: "lint_refactor"`): prompt = the A+L→A′ prompt of the lint corpora
- *   (src/export/lint-prompt.ts);
+ *   (src/core/prompt/lint-prompt.ts);
  * - `generation`: a plain generation problem of the performance-retention suites (retention.ts):
  *   statement → program, judged by its tests; the engine scores it as a repair task whose corrupted
  *   program is empty, so only the verdict means anything.
@@ -19,9 +19,10 @@
  * Pure: no I/O.
  */
 import { familyByName } from "../core/corruption/registry.js";
+import { alqMessages } from "../core/prompt/lint-prompt.js";
+import type { Message } from "../core/prompt/message.js";
+import { type PromptStyle, promptMessages } from "../core/prompt/repair-prompt.js";
 import { ErrorCode, MineditError } from "../errors.js";
-import { alqMessages } from "../export/lint-prompt.js";
-import { type Message, type PromptStyle, promptMessages } from "../export/prompt.js";
 import { isLintTaskRow, parseLintTask } from "../scoring/lint-task.js";
 import { parseStoredTask } from "../scoring/task-store.js";
 
@@ -124,4 +125,21 @@ export function parseEvalTask(row: Record<string, unknown>, style: PromptStyle):
  */
 export function familyCombination(families: readonly string[]): string {
   return [...new Set(families)].sort().join(" + ");
+}
+
+/**
+ * A report's two family groupings of `items`, each made by `group` from a key function: `exact` puts an
+ * item under its task's {@link familyCombination} (nowhere without families), `contains` under each of
+ * its task's families.
+ */
+export function familyGroupings<T extends { task: { families: readonly string[] } }, R>(
+  items: readonly T[],
+  group: (items: readonly T[], keys: (item: T) => string[]) => R,
+): { exact: R; contains: R } {
+  return {
+    exact: group(items, (item) =>
+      item.task.families.length === 0 ? [] : [familyCombination(item.task.families)],
+    ),
+    contains: group(items, (item) => [...new Set(item.task.families)]),
+  };
 }

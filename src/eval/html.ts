@@ -11,8 +11,8 @@
  *
  * Pure: no I/O.
  */
+import { type DiffLine, lineDiff } from "../core/line-diff.js";
 import type { Chart } from "./charts.js";
-import { type DiffLine, lineDiff } from "./line-diff.js";
 import { fixed, signed } from "./markdown.js";
 import type { SampleRecord, TaskRecord } from "./records.js";
 

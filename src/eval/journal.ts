@@ -25,6 +25,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
 import { fsReason } from "../io/inputs.js";
+import { checkedJsonLines } from "./json-lines.js";
 
 /** The journal line format version. */
 export const JOURNAL_VERSION = 1;
@@ -150,25 +151,9 @@ export class Journal {
 export function parseJournal(text: string): Omit<JournalState, "repaired"> {
   const entries = new Map<string, JournalLine>();
   const badLines: JournalState["badLines"] = [];
-  text.split("\n").forEach((raw, index) => {
-    if (raw.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      badLines.push({ line: index + 1, reason: `invalid JSON: ${(error as Error).message}` });
-      return;
-    }
-    const parsed = JournalLineSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      badLines.push({
-        line: index + 1,
-        reason: `${issue?.path.join(".") || "line"}: ${issue?.message ?? "invalid"}`,
-      });
-      return;
-    }
-    recordLine(entries, parsed.data);
-  });
+  for (const checked of checkedJsonLines(text, JournalLineSchema)) {
+    if ("reason" in checked) badLines.push(checked);
+    else recordLine(entries, checked.value);
+  }
   return { entries, badLines };
 }

@@ -11,39 +11,24 @@
  */
 import { bootstrapByGroup } from "../core/eval/bootstrap.js";
 import { mean } from "../core/eval/descriptive.js";
-import { styleScore } from "../core/lint/metrics.js";
+import { aggregate, type ScoredInstance } from "../core/lint/metrics.js";
 import type { LintGroup } from "./report-schema.js";
 import { byProblem, type MetricsOptions, type TaskSamples } from "./task-samples.js";
 
-const ratio = (numerator: number, denominator: number): number | null =>
-  denominator === 0 ? null : numerator / denominator;
-
 /** LintEval's metrics of a group of lint tasks. */
 export function lintGroup(items: readonly TaskSamples[], options: MetricsOptions): LintGroup {
-  let instances = 0;
-  let passed = 0;
-  let original = 0;
-  let fixed = 0;
-  let introduced = 0;
-  let lines = 0;
-  let scores = 0;
-  for (const item of items) {
-    for (const sample of item.samples) {
-      instances += 1;
-      const lint = sample.lint;
-      const counts =
+  // A sample that could not be analyzed (no lint counts) is an instance outside P.
+  const instances: ScoredInstance[] = items.flatMap((item) =>
+    item.samples.map(({ lint, passed }) => ({
+      counts:
         lint === null
           ? { original: 0, fixed: 0, introduced: 0 }
-          : { original: lint.alerts_original, fixed: lint.alerts_fixed, introduced: lint.alerts_new };
-      scores += styleScore(counts, sample.passed && lint !== null);
-      if (!sample.passed || lint === null) continue;
-      passed += 1;
-      original += counts.original;
-      fixed += counts.fixed;
-      introduced += counts.introduced;
-      lines += lint.diff_lines;
-    }
-  }
+          : { original: lint.alerts_original, fixed: lint.alerts_fixed, introduced: lint.alerts_new },
+      passed: passed && lint !== null,
+      diffLines: lint?.diff_lines ?? 0,
+    })),
+  );
+  const metrics = aggregate(instances);
   const pass1 = (sample: readonly TaskSamples[]) =>
     sample.length === 0
       ? null
@@ -53,13 +38,13 @@ export function lintGroup(items: readonly TaskSamples[], options: MetricsOptions
           ),
         );
   return {
-    instances,
-    passed,
+    instances: metrics.instances,
+    passed: metrics.passed,
     pass_at_1: items.length === 0 ? null : bootstrapByGroup(byProblem(items), pass1, options.bootstrap),
-    reduction_at_p: ratio(fixed - introduced, original),
-    new_at_p: ratio(introduced, original),
-    delta_line_at_p: ratio(lines, passed),
-    line_per_fix_at_p: ratio(lines, fixed),
-    style_score: ratio(scores, instances),
+    reduction_at_p: metrics.reductionAtP,
+    new_at_p: metrics.newAtP,
+    delta_line_at_p: metrics.deltaLineAtP,
+    line_per_fix_at_p: metrics.linePerFixAtP,
+    style_score: metrics.styleScore,
   };
 }

@@ -19,7 +19,7 @@
 import { bootstrapByGroup } from "../core/eval/bootstrap.js";
 import { mean } from "../core/eval/descriptive.js";
 import { passAtK } from "../core/eval/pass-at-k.js";
-import { familyCombination } from "./eval-task.js";
+import { familyGroupings } from "./eval-task.js";
 import { lintGroup } from "./lint-metrics.js";
 import { OUTCOMES, type Outcome, type SampleRecord, type TaskRecord } from "./records.js";
 import type { GroupMetrics, LintGroup, RunReport } from "./report-schema.js";
@@ -178,14 +178,7 @@ export function runReport(
     },
     overall: repair.length === 0 ? null : groupMetrics(repair, options),
     domains,
-    families: {
-      exact: metricsBy(
-        repair,
-        (t) => (t.task.families.length === 0 ? [] : [familyCombination(t.task.families)]),
-        options,
-      ),
-      contains: metricsBy(repair, (t) => [...new Set(t.task.families)], options),
-    },
+    families: familyGroupings(repair, (tasks, keys) => metricsBy(tasks, keys, options)),
     lint: lintReport,
     retention,
     task_set: taskSet,

@@ -8,8 +8,8 @@
  * Pure: no I/O.
  */
 import { z } from "zod";
+import { PROMPT_STYLES } from "../core/prompt/repair-prompt.js";
 import { VERDICTS } from "../core/reward.js";
-import { PROMPT_STYLES } from "../export/prompt.js";
 
 /** Versions of the run files, in every line / at the top of every file. */
 export const RUN_FILE_VERSION = "minedit-eval-run/1";

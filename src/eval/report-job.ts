@@ -25,13 +25,7 @@ export async function runEvalReport(request: EvalReportRequest, io: StdIo): Prom
   for (const dir of request.runs) runs.push(await readRun(dir));
   assertDistinctRunNames(runs.map((run, i) => ({ name: run.manifest.name, dir: request.runs[i] as string })));
   const rendered = await buildReport(runs, request.statistics, request.ks);
-  const paths = await writeReportFiles(
-    request.outDir,
-    "report",
-    rendered.report,
-    rendered.markdown,
-    rendered.html,
-  );
+  const paths = await writeReportFiles(request.outDir, "report", rendered);
   io.stdout.write(renderSummaryMarkdown(rendered.report));
   io.stderr.write(`minedit eval report: wrote ${paths.json}, ${paths.markdown}, ${paths.html}\n`);
   return 0;
@@ -64,7 +58,7 @@ export async function runEvalCompare(request: EvalCompareRequest, io: StdIo): Pr
   );
   const outDir =
     request.outDir ?? join(request.runB, `compare-${basename(request.runA.replace(/\/+$/, "")) || "a"}`);
-  const paths = await writeReportFiles(outDir, "compare", rendered.report, rendered.markdown, rendered.html);
+  const paths = await writeReportFiles(outDir, "compare", rendered);
   io.stdout.write(rendered.markdown);
   io.stderr.write(`minedit eval compare: wrote ${paths.json}, ${paths.markdown}, ${paths.html}\n`);
   return 0;

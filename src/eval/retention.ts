@@ -26,10 +26,10 @@
  */
 import { readFile } from "node:fs/promises";
 import { gunzipSync, inflateSync } from "node:zlib";
+import type { Message } from "../core/prompt/message.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { nonStandardLibraries } from "../core/python/stdlib-modules.js";
 import { ErrorCode, MineditError } from "../errors.js";
-import type { Message } from "../export/prompt.js";
 import { fsReason } from "../io/inputs.js";
 import { importRow } from "../tasks/importers/import-file.js";
 import type { EvalTask } from "./eval-task.js";

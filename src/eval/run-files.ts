@@ -17,6 +17,7 @@ import type { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
 import { writeFileAtomically } from "../io/atomic-write.js";
 import { fsReason } from "../io/inputs.js";
+import { checkedJsonLines } from "./json-lines.js";
 import {
   type RunManifest,
   RunManifestSchema,
@@ -52,25 +53,10 @@ async function readText(path: string, what: string): Promise<string> {
 }
 
 function parseLines<T>(text: string, path: string, schema: z.ZodType<T>): T[] {
-  const out: T[] = [];
-  text.split("\n").forEach((line, index) => {
-    if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw invalid(`${path}:${index + 1}: invalid JSON: ${(error as Error).message}`);
-    }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw invalid(
-        `${path}:${index + 1}: ${issue?.path.join(".") || "line"}: ${issue?.message ?? "invalid"}`,
-      );
-    }
-    out.push(parsed.data);
+  return checkedJsonLines(text, schema).map((checked) => {
+    if ("reason" in checked) throw invalid(`${path}:${checked.line}: ${checked.reason}`);
+    return checked.value;
   });
-  return out;
 }
 
 /**
@@ -121,9 +107,7 @@ export async function writeRun(dir: string, files: Omit<RunFiles, "dir">): Promi
 export async function writeReportFiles(
   dir: string,
   base: string,
-  report: unknown,
-  markdown: string,
-  html: string,
+  { report, markdown, html }: { report: unknown; markdown: string; html: string },
 ): Promise<{ json: string; markdown: string; html: string }> {
   await mkdir(dir, { recursive: true });
   const paths = {

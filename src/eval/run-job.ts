@@ -12,10 +12,10 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config } from "../config.js";
+import { CANDIDATE_COLUMNS, parseCandidateRow } from "../core/candidate-row.js";
+import type { PromptStyle } from "../core/prompt/repair-prompt.js";
 import { REWARD_DEFINITION_VERSION } from "../core/reward.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import { CANDIDATE_COLUMNS, parseCandidateRow } from "../export/candidates.js";
-import type { PromptStyle } from "../export/prompt.js";
 import { writeFileAtomically } from "../io/atomic-write.js";
 import { openRowSource } from "../io/inputs.js";
 import type { StdIo } from "../io/std-io.js";
@@ -541,13 +541,7 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
       request.statistics,
       request.ks,
     );
-    const paths = await writeReportFiles(
-      request.outDir,
-      "report",
-      rendered.report,
-      rendered.markdown,
-      rendered.html,
-    );
+    const paths = await writeReportFiles(request.outDir, "report", rendered);
     manifest.seconds.total = (performance.now() - started) / 1000;
     await writeFileAtomically(
       join(request.outDir, RUN_FILES.manifest),

@@ -14,7 +14,7 @@
  * Pure: no I/O.
  */
 import { createHash } from "node:crypto";
-import { type Message, promptText } from "../export/prompt.js";
+import { type Message, promptText } from "../core/prompt/message.js";
 
 /** The two OpenAI-compatible APIs: `/chat/completions` (messages) and `/completions` (a prompt string). */
 export const EVAL_APIS = ["chat", "completions"] as const;

@@ -152,7 +152,7 @@ export async function runEvalStudy(request: EvalStudyRequest, io: StdIo): Promis
     charts: await studyCharts(report),
     runs: [],
   });
-  const paths = await writeReportFiles(request.outDir, "study", report, markdown, html);
+  const paths = await writeReportFiles(request.outDir, "study", { report, markdown, html });
   io.stdout.write(markdown);
   io.stderr.write(`minedit eval study: wrote ${paths.json}, ${paths.markdown}, ${paths.html}\n`);
   return 0;

@@ -20,6 +20,7 @@
  * Pure: no I/O (the study job reads the files).
  */
 import { ErrorCode, MineditError } from "../errors.js";
+import { jsonLines } from "./json-lines.js";
 import { reasoningLabel } from "./run-name.js";
 import type { SamplingParams } from "./sampling.js";
 
@@ -168,20 +169,13 @@ function csvRecords(text: string, path: string): { line: number; fields: string[
 function objectsOf(text: string, path: string): { line: number; row: Record<string, unknown> }[] {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) {
-    const out: { line: number; row: Record<string, unknown> }[] = [];
-    text.split("\n").forEach((raw, index) => {
-      if (raw.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(raw);
-      } catch (error) {
-        throw invalid(`${path}:${index + 1}: not JSON (${(error as Error).message})`);
-      }
+    return jsonLines(text).map((json) => {
+      if ("error" in json) throw invalid(`${path}:${json.line}: not JSON (${json.error})`);
+      const { line, value } = json;
       if (value === null || typeof value !== "object" || Array.isArray(value))
-        throw invalid(`${path}:${index + 1}: a summary row must be a JSON object`);
-      out.push({ line: index + 1, row: value as Record<string, unknown> });
+        throw invalid(`${path}:${line}: a summary row must be a JSON object`);
+      return { line, row: value as Record<string, unknown> };
     });
-    return out;
   }
   const [header, ...records] = csvRecords(text, path);
   if (header === undefined) return [];

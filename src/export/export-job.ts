@@ -4,8 +4,10 @@
  * (and the analyzers); run the export (run-export.ts for sft/rsft/dpo/grpo, lint-export.ts for the lint
  * corpora) with progress on stderr; commit the files atomically; print the summary.
  */
+
 import { setMaxListeners } from "node:events";
 import { createLintSandbox, Linter } from "../analyzers/linter.js";
+import { CANDIDATE_COLUMNS } from "../core/candidate-row.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { openRowSource, type RowSource } from "../io/inputs.js";
 import { Progress } from "../io/progress.js";
@@ -13,11 +15,12 @@ import type { StdIo } from "../io/std-io.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
-import { CANDIDATE_COLUMNS } from "./candidates.js";
+import type { RunSettings } from "./export-run.js";
+import type { ExportManifest, ManifestFile } from "./format.js";
 import { type LintExportSettings, runLintExport } from "./lint-export.js";
 import { ExportOutput } from "./output.js";
 import { type ExportSettings, runExport } from "./run-export.js";
-import { lintSummaryText, summaryText } from "./summary.js";
+import { type ExportSummary, type LintExportSummary, lintSummaryText, summaryText } from "./summary.js";
 
 /** What to export, validated (the CLI's flags): the settings, the inputs and the output directory. */
 export type ExportJobRequest = {
@@ -49,6 +52,23 @@ function usage(message: string): MineditError {
 }
 
 /**
+ * Opens a sandbox with `open` (its notes go to stderr); an unavailable one becomes a usage error whose
+ * message `explain` writes from the reason: what needs the sandbox, and how to get it.
+ */
+async function openSandbox(
+  open: (log: (message: string) => void) => Promise<Sandbox>,
+  io: StdIo,
+  explain: (reason: string) => string,
+): Promise<Sandbox> {
+  try {
+    return await open((message) => io.stderr.write(`minedit: ${message}\n`));
+  } catch (error) {
+    if (isMineditError(error) && error.code === ErrorCode.Unavailable) throw usage(explain(error.rawMessage));
+    throw error;
+  }
+}
+
+/**
  * Opens the inputs, then the sandbox if anything is judged; closes what it opened on failure.
  *
  * @throws MineditError `InvalidArgument` with a message for the user (unreadable input, no sandbox).
@@ -69,38 +89,26 @@ export async function openExportJob(request: ExportJobRequest, io: StdIo): Promi
     let sandbox: Sandbox | null = null;
     let linter: Linter | null = null;
     if (judgesRevisions) {
-      try {
-        sandbox = await createLintSandbox(config.sandbox, (message) =>
-          io.stderr.write(`minedit: ${message}\n`),
-        );
-      } catch (error) {
-        if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
-          throw usage(
-            `cannot judge revisions: ${error.rawMessage}\n${kind} runs the revisions' tests and analyzers in ` +
-              (config.sandbox.backend === "docker"
-                ? "the Docker sandbox (sandbox.backend: docker; docs/sandbox.md#docker)."
-                : "the bubblewrap sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap)."),
-          );
-        }
-        throw error;
-      }
+      sandbox = await openSandbox(
+        (log) => createLintSandbox(config.sandbox, log),
+        io,
+        (reason) =>
+          `cannot judge revisions: ${reason}\n${kind} runs the revisions' tests and analyzers in ` +
+          (config.sandbox.backend === "docker"
+            ? "the Docker sandbox (sandbox.backend: docker; docs/sandbox.md#docker)."
+            : "the bubblewrap sandbox: install bubblewrap (Debian: apt-get install -y bubblewrap)."),
+      );
       linter = await Linter.create({ sandbox, concurrency: config.sandbox.executionConcurrency });
     }
     if (needsCandidates) {
-      try {
-        sandbox = await createConfiguredSandbox(config.sandbox, (message) =>
-          io.stderr.write(`minedit: ${message}\n`),
-        );
-      } catch (error) {
-        if (isMineditError(error) && error.code === ErrorCode.Unavailable) {
-          throw usage(
-            `cannot run the candidates' tests: ${error.rawMessage}\n` +
-              "rsft and dpo score every candidate in the bubblewrap sandbox: install bubblewrap (Debian: " +
-              "apt-get install -y bubblewrap).",
-          );
-        }
-        throw error;
-      }
+      sandbox = await openSandbox(
+        (log) => createConfiguredSandbox(config.sandbox, config.limits.tests, log),
+        io,
+        (reason) =>
+          `cannot run the candidates' tests: ${reason}\n` +
+          "rsft and dpo score every candidate in the bubblewrap sandbox: install bubblewrap (Debian: " +
+          "apt-get install -y bubblewrap).",
+      );
     }
     const running = sandbox;
     return {
@@ -123,94 +131,115 @@ export async function openExportJob(request: ExportJobRequest, io: StdIo): Promi
 /** Runs an opened export and commits its files; the summary goes to `io.stderr`. */
 export async function runExportJob(job: ExportJob, io: StdIo): Promise<ExportOutcome> {
   if (job.request.lint !== null) return runLintJob(job, job.request.lint, io);
-  const started = performance.now();
   const { settings, outDir } = job.request;
-  const output = await ExportOutput.open(outDir, settings.name, settings.format, settings.kind);
-  const abort = new AbortController();
-  // Every queued test run listens on this one signal.
-  setMaxListeners(0, abort.signal);
   let current: { source: RowSource; progress: Progress } | undefined;
   const report = (message: string) => {
     if (current === undefined) io.stderr.write(`${message}\n`);
     else current.progress.log(message);
   };
-  const pool = new MetricsPool(settings.config.pool.threads, {
-    programCacheBytes: settings.config.pool.programCacheBytes,
-    scoreMemoEntries: settings.config.pool.scoreMemoEntries,
-  });
-  let result: Awaited<ReturnType<typeof runExport>>;
-  try {
-    result = await runExport(settings, job.tasks, job.candidates, {
-      pool,
-      sandbox: job.sandbox,
-      output,
-      report,
-      signal: abort.signal,
-      progress(done, source) {
-        if (current?.source !== source) {
-          current?.progress.clear();
-          current = {
-            source,
-            progress: new Progress({
-              stream: io.stderr,
-              label: "minedit export",
-              unit: source === job.candidates ? "candidates" : "task rows",
-              ...(source.size === undefined ? {} : { totalBytes: source.size }),
-            }),
-          };
-        }
-        current.progress.update(done, source.position());
-      },
-    });
-  } catch (error) {
-    abort.abort();
-    await output.abort();
-    throw error;
-  } finally {
-    await pool.close();
-  }
-  const manifest = await output.commit(
-    { ...result.manifest, summary: result.summary },
-    settings.splits.map((s) => s.name),
+  return runAndCommit(
+    settings,
+    outDir,
+    io,
+    async (output, signal) => {
+      const pool = new MetricsPool(settings.config.pool.threads, {
+        programCacheBytes: settings.config.pool.programCacheBytes,
+        scoreMemoEntries: settings.config.pool.scoreMemoEntries,
+      });
+      try {
+        return await runExport(settings, job.tasks, job.candidates, {
+          pool,
+          sandbox: job.sandbox,
+          output,
+          report,
+          signal,
+          progress(done, source) {
+            if (current?.source !== source) {
+              current?.progress.clear();
+              current = {
+                source,
+                progress: new Progress({
+                  stream: io.stderr,
+                  label: "minedit export",
+                  unit: source === job.candidates ? "candidates" : "task rows",
+                  ...(source.size === undefined ? {} : { totalBytes: source.size }),
+                }),
+              };
+            }
+            current.progress.update(done, source.position());
+          },
+        });
+      } finally {
+        await pool.close();
+      }
+    },
+    () => current?.progress.clear(),
+    (summary, files, seconds) => summaryText(settings, summary, files, outDir, seconds),
   );
-  current?.progress.clear();
-  io.stderr.write(
-    summaryText(settings, result.summary, manifest.files, outDir, (performance.now() - started) / 1000),
-  );
-  return { badRows: Object.values(result.summary.badRows).reduce((a, b) => a + b, 0) };
 }
 
 /** The lint corpora: judge the revisions of lint tasks and write the corpus. */
 async function runLintJob(job: ExportJob, settings: LintExportSettings, io: StdIo): Promise<ExportOutcome> {
-  const started = performance.now();
   const { outDir } = job.request;
+  const progress = new Progress({ stream: io.stderr, label: "minedit export", unit: "items" });
+  return runAndCommit(
+    settings,
+    outDir,
+    io,
+    async (output, signal) => {
+      try {
+        return await runLintExport(settings, job.tasks, job.candidates, {
+          sandbox: job.sandbox,
+          linter: job.linter,
+          output,
+          report: (message) => progress.log(message),
+          signal,
+          progress: (done) => progress.update(done),
+        });
+      } catch (error) {
+        progress.clear();
+        throw error;
+      }
+    },
+    () => progress.clear(),
+    (summary, files, seconds) => lintSummaryText(settings, summary, files, outDir, seconds),
+  );
+}
+
+/**
+ * The frame of both kinds of run: open the output, run the export into it (aborting the output and every
+ * queued sandbox run if it fails), commit the files with the manifest and summary, clear the progress
+ * line, and print the summary.
+ */
+async function runAndCommit<Summary extends ExportSummary | LintExportSummary>(
+  settings: RunSettings,
+  outDir: string,
+  io: StdIo,
+  run: (
+    output: ExportOutput,
+    signal: AbortSignal,
+  ) => Promise<{ summary: Summary; manifest: Omit<ExportManifest, "files"> }>,
+  clearProgress: () => void,
+  text: (summary: Summary, files: readonly ManifestFile[], seconds: number) => string,
+): Promise<ExportOutcome> {
+  const started = performance.now();
   const output = await ExportOutput.open(outDir, settings.name, settings.format, settings.kind);
   const abort = new AbortController();
+  // Every queued test run listens on this one signal.
   setMaxListeners(0, abort.signal);
-  const progress = new Progress({ stream: io.stderr, label: "minedit export", unit: "items" });
-  let result: Awaited<ReturnType<typeof runLintExport>>;
+  let result: Awaited<ReturnType<typeof run>>;
   try {
-    result = await runLintExport(settings, job.tasks, job.candidates, {
-      sandbox: job.sandbox,
-      linter: job.linter,
-      output,
-      report: (message) => progress.log(message),
-      signal: abort.signal,
-      progress: (done) => progress.update(done),
-    });
+    result = await run(output, abort.signal);
   } catch (error) {
     abort.abort();
     await output.abort();
-    progress.clear();
     throw error;
   }
   const manifest = await output.commit(
     { ...result.manifest, summary: result.summary },
     settings.splits.map((s) => s.name),
   );
-  progress.clear();
-  io.stderr.write(
-    lintSummaryText(settings, result.summary, manifest.files, outDir, (performance.now() - started) / 1000),
-  );
+  clearProgress();
+  io.stderr.write(text(result.summary, manifest.files, (performance.now() - started) / 1000));
   return { badRows: Object.values(result.summary.badRows).reduce((a, b) => a + b, 0) };
 }

@@ -18,20 +18,31 @@
  *
  * Pure: no I/O.
  */
+
+import { type Message, promptText } from "../core/prompt/message.js";
 import type { ExportFormat, ExportManifest } from "./format.js";
-import { type Message, promptText } from "./prompt.js";
-import { assistant, type ExportRecord, metadataColumns, recordScoreColumns } from "./records.js";
+import { assistant, EXPORT_KINDS, type ExportRecord, jsonlRow } from "./records.js";
 
 export const HF_STYLES = ["conversational", "standard"] as const;
 
-function turn(content: string, conversational: boolean): Message[] | string {
-  return conversational ? [assistant(content)] : content;
+/**
+ * A record's prompt and a reply in one of {@link HF_STYLES} (TRL's and OpenRLHF's alike): chat messages
+ * (`conversational`), or plain text for trainers not told to apply a chat template (`standard`).
+ */
+export function styledTurns(
+  record: ExportRecord,
+  style: string,
+): { prompt: Message[] | string; reply(content: string): Message[] | string } {
+  const conversational = style !== "standard";
+  return {
+    prompt: conversational ? record.prompt : promptText(record.prompt),
+    reply: (content) => (conversational ? [assistant(content)] : content),
+  };
 }
 
 /** The TRL row of a record. */
 export function hfRow(record: ExportRecord, style: string): Record<string, unknown> {
-  const conversational = style !== "standard";
-  const prompt = conversational ? record.prompt : promptText(record.prompt);
+  const { prompt, reply } = styledTurns(record, style);
   const body: Record<string, unknown> = { prompt };
   switch (record.kind) {
     case "sft":
@@ -39,21 +50,21 @@ export function hfRow(record: ExportRecord, style: string): Record<string, unkno
     case "alq":
     case "qa":
     case "qa-prime":
-      body.completion = turn(record.response, conversational);
+      body.completion = reply(record.response);
       break;
     case "dpo":
-      body.chosen = turn(record.chosen, conversational);
-      body.rejected = turn(record.rejected, conversational);
+      body.chosen = reply(record.chosen);
+      body.rejected = reply(record.rejected);
       break;
     case "grpo":
       break;
   }
-  return { ...body, ...metadataColumns(record), ...recordScoreColumns(record) };
+  return jsonlRow(body, record);
 }
 
 export const HF_FORMAT: ExportFormat = {
   name: "hf",
-  kinds: ["sft", "rsft", "dpo", "grpo", "alq", "qa", "qa-prime"],
+  kinds: EXPORT_KINDS,
   styles: HF_STYLES,
   extension: "jsonl",
   row: hfRow,

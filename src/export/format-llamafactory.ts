@@ -16,7 +16,7 @@
  * Pure: no I/O.
  */
 import type { ExportFormat, ExportManifest } from "./format.js";
-import { type ExportRecord, metadataColumns, recordScoreColumns } from "./records.js";
+import { type ExportRecord, jsonlRow } from "./records.js";
 
 export const LLAMAFACTORY_STYLES = ["sharegpt", "alpaca"] as const;
 
@@ -55,7 +55,7 @@ export function llamafactoryRow(record: ExportRecord, style: string): Record<str
     ];
   }
   body.system = systemContent(record);
-  return { ...body, ...metadataColumns(record), ...recordScoreColumns(record) };
+  return jsonlRow(body, record);
 }
 
 export const LLAMAFACTORY_FORMAT: ExportFormat = {

@@ -16,16 +16,14 @@
  *
  * Pure: no I/O.
  */
+
 import type { ExportFormat } from "./format.js";
-import { HF_STYLES } from "./format-hf.js";
-import { promptText } from "./prompt.js";
-import { assistant, type ExportRecord, metadataColumns, recordScoreColumns } from "./records.js";
+import { HF_STYLES, styledTurns } from "./format-hf.js";
+import { EXPORT_KINDS, type ExportRecord, jsonlRow } from "./records.js";
 
 /** The OpenRLHF row of a record. */
 export function openrlhfRow(record: ExportRecord, style: string): Record<string, unknown> {
-  const conversational = style !== "standard";
-  const prompt = conversational ? record.prompt : promptText(record.prompt);
-  const reply = (content: string) => (conversational ? [assistant(content)] : content);
+  const { prompt, reply } = styledTurns(record, style);
   let body: Record<string, unknown>;
   switch (record.kind) {
     case "sft":
@@ -42,12 +40,12 @@ export function openrlhfRow(record: ExportRecord, style: string): Record<string,
       body = { input: prompt, label: record.taskId };
       break;
   }
-  return { ...body, ...metadataColumns(record), ...recordScoreColumns(record) };
+  return jsonlRow(body, record);
 }
 
 export const OPENRLHF_FORMAT: ExportFormat = {
   name: "openrlhf",
-  kinds: ["sft", "rsft", "dpo", "grpo", "alq", "qa", "qa-prime"],
+  kinds: EXPORT_KINDS,
   styles: HF_STYLES,
   extension: "jsonl",
   row: openrlhfRow,

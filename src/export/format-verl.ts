@@ -24,8 +24,8 @@
  * Pure: no I/O.
  */
 import type { SchemaElement } from "hyparquet";
+import type { Message } from "../core/prompt/message.js";
 import type { ExportFormat } from "./format.js";
-import type { Message } from "./prompt.js";
 import { type ExportKind, type ExportRecord, lintColumns } from "./records.js";
 
 /** `data_source` of every row: verl groups validation metrics by it. */

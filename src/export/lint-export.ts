@@ -1,7 +1,7 @@
 /**
  * The lint corpora (docs/export.md; issue 6 item 6): `alq` (A+L→A′), `qa` (Q→A) and `qa-prime` (Q→A′) from lint
  * tasks (src/scoring/lint-task.ts) and candidate revisions — completions of a teacher model (the candidate
- * shapes of rsft, src/export/candidates.ts) and/or the rule-based fixer `clang-tidy --fix` (C++ tasks).
+ * shapes of rsft, src/core/candidate-row.ts) and/or the rule-based fixer `clang-tidy --fix` (C++ tasks).
  *
  * For each task every candidate is judged (src/export/lint-selection.ts): its program is extracted from
  * the completion (docs/reward.md#from-completion-to-program-m's rules: the last fenced block), its tests run in the sandbox, and a passing
@@ -26,57 +26,41 @@ import { type Alert, diffAlerts } from "../core/lint/alert.js";
 import { instanceCounts, unifiedDiffLineCount } from "../core/lint/metrics.js";
 import { LINT_LANGUAGES, type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
+import { alqMessages, codeBlock, qaMessages } from "../core/prompt/lint-prompt.js";
+import { promptId } from "../core/prompt/message.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import { PySyntaxError } from "../core/python/syntax-error.js";
 import { TokenizeError } from "../core/python/tokenize.js";
 import { sourceTokens } from "../core/tokens/source-tokens.js";
-import { isMineditError } from "../errors.js";
 import type { RowSource } from "../io/inputs.js";
 import { runLintTests } from "../lint/build-tasks.js";
 import { clangTidyFix } from "../lint/clang-tidy-fix.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import { isLintTaskRow, type LintTask, parseLintTask } from "../scoring/lint-task.js";
-import { parseCandidateRow } from "./candidates.js";
-import { OOD_SPLIT } from "./export-task.js";
-import type { ExportFormat, ExportManifest } from "./format.js";
-import { alqMessages, codeBlock, qaMessages } from "./lint-prompt.js";
+import { bump, ExportRun, type RunDeps, type RunSettings, runManifest } from "./export-run.js";
+import type { ExportManifest } from "./format.js";
 import { type LintCandidate, type RevisionOrigin, selectLintRevision } from "./lint-selection.js";
-import type { ExportOutput } from "./output.js";
-import { promptId } from "./prompt.js";
 import { LINT_PROMPT_STYLE, type LintColumns, type LintExportKind, type LintRecord } from "./records.js";
-import { assignSplit, type SplitWeight } from "./splits.js";
 import type { LintExportSummary } from "./summary.js";
 
 /** The rule-based fixers `--fixer` offers. */
 export const LINT_FIXERS = ["clang-tidy"] as const;
 export type LintFixer = (typeof LINT_FIXERS)[number];
 
-export type LintExportSettings = {
+export type LintExportSettings = RunSettings & {
   kind: LintExportKind;
-  format: ExportFormat;
-  style: string;
-  name: string;
-  splits: readonly SplitWeight[];
-  splitSpec: string;
-  seed: number;
-  includeOod: boolean;
   fixer: LintFixer | null;
   /** Limits of one test run (LintEval: 10 s, 1 GiB). */
   limits: ExecutionLimits;
   /** Test, fixer and analyzer runs at once. */
   concurrency: number;
-  mineditVersion: string;
 };
 
-export type LintExportDeps = {
+/** `progress` counts work items: task rows read, then candidates judged (source null). */
+export type LintExportDeps = RunDeps<RowSource | null> & {
   /** Needed unless the export is `qa` without candidates. */
   sandbox: Sandbox | null;
   linter: Linter | null;
-  output: ExportOutput;
-  report(message: string): void;
-  /** Work items done (task rows read, then candidates judged), with the source read when reading. */
-  progress(done: number, source: RowSource | null): void;
-  signal: AbortSignal;
 };
 
 /** Why a task gave no row. */
@@ -94,15 +78,6 @@ function emptySummary(): LintExportSummary {
     selection: { tasksWithRows: 0, rows: 0, noRows: {} },
     rowsPerSplit: {},
   };
-}
-
-function bump(counts: Record<string, number>, key: string, by = 1): void {
-  counts[key] = (counts[key] ?? 0) + by;
-}
-
-function errorText(error: unknown): string {
-  if (isMineditError(error)) return error.rawMessage;
-  throw error;
 }
 
 /** A candidate while it is being judged. */
@@ -123,96 +98,38 @@ function tokenDistance(language: LintLanguage, a: string, b: string): number | n
   }
 }
 
-class LintExporter {
-  readonly summary = emptySummary();
-  private readonly indexes = new Map<string, number>();
-  private done = 0;
-
+class LintExporter extends ExportRun<LintExportSummary, RowSource | null> {
   constructor(
     private readonly settings: LintExportSettings,
     private readonly deps: LintExportDeps,
-  ) {}
-
-  private bad(where: string, reason: string, category: string): void {
-    this.deps.report(`${where}: ${reason}`);
-    bump(this.summary.badRows, category);
-  }
-
-  private tick(source: RowSource | null): void {
-    this.done += 1;
-    this.deps.progress(this.done, source);
+  ) {
+    super(emptySummary(), settings, deps);
   }
 
   /** Reads, validates and de-duplicates the task rows; leaves out OOD tasks unless asked. */
-  async readTasks(sources: readonly RowSource[]): Promise<Map<string, LintTask>> {
+  async lintTasks(sources: readonly RowSource[]): Promise<Map<string, LintTask>> {
     const tasks = new Map<string, LintTask>();
-    const seen = new Map<string, string>();
-    for (const source of sources) {
-      for await (const item of source.rows()) {
-        this.tick(source);
-        if ("error" in item) {
-          this.bad(item.where, item.error, "unreadable task row");
-          this.summary.tasks.bad += 1;
-          continue;
-        }
-        this.summary.tasks.read += 1;
-        if (!isLintTaskRow(item.row)) {
-          this.bad(
-            item.where,
-            'not a lint task (no "kind": "lint_refactor"; build them with `minedit lint tasks`)',
-            "not a lint task",
-          );
-          this.summary.tasks.bad += 1;
-          continue;
-        }
-        let task: LintTask;
-        try {
-          task = parseLintTask(item.row);
-        } catch (error) {
-          this.bad(item.where, errorText(error), "invalid task row");
-          this.summary.tasks.bad += 1;
-          continue;
-        }
-        const first = seen.get(task.taskId);
-        if (first !== undefined) {
-          this.bad(
-            item.where,
-            `duplicate task_id "${task.taskId}" (first at ${first}): skipped`,
-            "duplicate task_id",
-          );
-          this.summary.tasks.bad += 1;
-          continue;
-        }
-        seen.set(task.taskId, item.where);
-        if (task.split === OOD_SPLIT && !this.settings.includeOod) {
-          this.summary.tasks.ood += 1;
-          continue;
-        }
-        tasks.set(task.taskId, task);
+    const rows = this.readTasks(sources, (row) => {
+      if (!isLintTaskRow(row)) {
+        return {
+          reason: 'not a lint task (no "kind": "lint_refactor"; build them with `minedit lint tasks`)',
+          category: "not a lint task",
+        };
       }
-    }
+      const task = parseLintTask(row);
+      return { task, taskId: task.taskId, split: task.split };
+    });
+    for await (const { task } of rows) tasks.set(task.taskId, task);
     return tasks;
   }
 
   /** Teacher completions per task id, in file order. */
   async readCandidates(source: RowSource, tasks: Map<string, LintTask>): Promise<Map<string, string[]>> {
     const byTask = new Map<string, string[]>();
-    for await (const item of source.rows()) {
-      this.tick(source);
-      if ("error" in item) {
-        this.bad(item.where, item.error, "unreadable candidate row");
-        continue;
-      }
-      let row: ReturnType<typeof parseCandidateRow>;
-      try {
-        row = parseCandidateRow(item.row);
-      } catch (error) {
-        this.bad(item.where, errorText(error), "invalid candidate row");
-        continue;
-      }
+    for await (const { row, where } of this.readCandidateRows(source)) {
       if (!tasks.has(row.taskId)) {
         this.bad(
-          item.where,
+          where,
           `unknown task_id "${row.taskId}" (not a lint task of the task files)`,
           "unknown task_id",
         );
@@ -227,16 +144,9 @@ class LintExporter {
     return byTask;
   }
 
-  private placement(task: LintTask): { split: string; index: number } {
-    const split = assignSplit(task.problemId, this.settings.splits, this.settings.seed);
-    const index = this.indexes.get(split) ?? 0;
-    this.indexes.set(split, index + 1);
-    return { split, index };
-  }
-
-  private async write(task: LintTask, response: string, lint: LintColumns): Promise<void> {
+  private async writeRow(task: LintTask, response: string, lint: LintColumns): Promise<void> {
     const prompt = this.settings.kind === "alq" ? alqMessages(task) : qaMessages(task);
-    const { split, index } = this.placement(task);
+    const { split, index } = this.placement(task.problemId);
     const record: LintRecord = {
       kind: this.settings.kind,
       taskId: task.taskId,
@@ -252,8 +162,7 @@ class LintExporter {
       response,
       lint,
     };
-    await this.deps.output.write(split, this.settings.format.row(record, this.settings.style));
-    bump(this.summary.rowsPerSplit, split);
+    await this.write(record);
     this.summary.selection.rows += 1;
     this.summary.selection.tasksWithRows += 1;
   }
@@ -262,7 +171,7 @@ class LintExporter {
   async exportOriginals(tasks: Map<string, LintTask>): Promise<void> {
     for (const task of tasks.values()) {
       this.summary.tasks.used += 1;
-      await this.write(task, codeBlock(task.language, task.original), {
+      await this.writeRow(task, codeBlock(task.language, task.original), {
         language: task.language,
         revision: "original",
         originalAlerts: task.alerts.length,
@@ -414,7 +323,7 @@ class LintExporter {
       }
       const qa = this.settings.kind === "qa";
       const program = qa ? task.original : (chosen.program as string);
-      await this.write(task, codeBlock(task.language, program), {
+      await this.writeRow(task, codeBlock(task.language, program), {
         language: task.language,
         revision: qa ? "original" : chosen.origin,
         originalAlerts: original.length,
@@ -442,7 +351,7 @@ export async function runLintExport(
   // The Python tokens of the token distance come from the parser (src/core/normalize.ts).
   await loadPythonGrammar();
   const exporter = new LintExporter(settings, deps);
-  const tasks = await exporter.readTasks(taskSources);
+  const tasks = await exporter.lintTasks(taskSources);
   const teacher =
     candidates === undefined ? new Map<string, string[]>() : await exporter.readCandidates(candidates, tasks);
   if (candidates === undefined && settings.fixer === null) {
@@ -452,16 +361,5 @@ export async function runLintExport(
   } else {
     await exporter.exportRevisions(tasks, teacher);
   }
-  const manifest: Omit<ExportManifest, "files"> = {
-    manifestVersion: 1,
-    mineditVersion: settings.mineditVersion,
-    name: settings.name,
-    kind: settings.kind,
-    format: settings.format.name,
-    style: settings.style,
-    prompt: LINT_PROMPT_STYLE,
-    splits: { spec: settings.splitSpec, seed: settings.seed },
-    includeOod: settings.includeOod,
-  };
-  return { summary: exporter.summary, manifest };
+  return { summary: exporter.summary, manifest: runManifest(settings, LINT_PROMPT_STYLE) };
 }

@@ -17,10 +17,11 @@
  */
 
 import type { LintLanguage } from "../core/lint/tools.js";
+import { type Message, promptId } from "../core/prompt/message.js";
+import { type PromptStyle, promptMessages, pythonBlock } from "../core/prompt/repair-prompt.js";
 import type { Verdict } from "../core/reward.js";
 import type { ExportTask } from "./export-task.js";
 import type { RevisionOrigin } from "./lint-selection.js";
-import { type Message, type PromptStyle, promptId, promptMessages, pythonBlock } from "./prompt.js";
 import type { ScoredCandidate } from "./selection.js";
 
 /** The corpora built from lint tasks (docs/export.md: A+L→A′, Q→A, Q→A′). */
@@ -35,7 +36,7 @@ export function isLintKind(kind: ExportKind): kind is LintExportKind {
   return (LINT_EXPORT_KINDS as readonly string[]).includes(kind);
 }
 
-/** The `prompt_style` of lint rows: their prompts are src/export/lint-prompt.ts's, not the repair prompt's. */
+/** The `prompt_style` of lint rows: their prompts are src/core/prompt/lint-prompt.ts's, not the repair prompt's. */
 export const LINT_PROMPT_STYLE = "linteval";
 export type RecordPromptStyle = PromptStyle | typeof LINT_PROMPT_STYLE;
 
@@ -210,6 +211,14 @@ export function lintColumns(lint: LintColumns): Record<string, unknown> {
     tests_passed: lint.testsPassed,
     tests_total: lint.testsTotal,
   };
+}
+
+/**
+ * A JSONL row: the format's own columns (`body`), then the id and metadata columns every row carries and
+ * the kind's score columns, in that order.
+ */
+export function jsonlRow(body: Record<string, unknown>, record: ExportRecord): Record<string, unknown> {
+  return { ...body, ...metadataColumns(record), ...recordScoreColumns(record) };
 }
 
 /** The kind-specific score columns of a record (none for sft and grpo). */

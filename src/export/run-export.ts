@@ -13,29 +13,20 @@
  * - A bad row (unreadable, invalid, unknown task) is reported with its position and skipped; it is
  *   counted by reason in the summary. Tasks marked `ood` are left out unless `includeOod`.
  */
+
 import type { Config } from "../config.js";
+import type { PromptStyle } from "../core/prompt/repair-prompt.js";
 import { REWARD_DEFINITION_VERSION } from "../core/reward.js";
 import { taskIdOf, taskKey } from "../core/task-file.js";
-import { isMineditError } from "../errors.js";
 import type { RowSource } from "../io/inputs.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { TaskStore } from "../scoring/task-store.js";
 import type { MetricsPool } from "../workers/metrics-pool.js";
 import { type CandidateJob, CandidateScorer } from "./candidate-scorer.js";
-import { parseCandidateRow } from "./candidates.js";
-import { type ExportTask, OOD_SPLIT, parseExportTask } from "./export-task.js";
-import type { ExportFormat, ExportManifest } from "./format.js";
-import type { ExportOutput } from "./output.js";
-import type { PromptStyle } from "./prompt.js";
-import {
-  dpoRecord,
-  type ExportKind,
-  type ExportRecord,
-  grpoRecord,
-  recordBase,
-  rsftRecord,
-  sftRecord,
-} from "./records.js";
+import { bump, ExportRun, type RunDeps, type RunSettings, runManifest } from "./export-run.js";
+import { type ExportTask, parseExportTask } from "./export-task.js";
+import type { ExportManifest } from "./format.js";
+import { dpoRecord, type ExportKind, grpoRecord, recordBase, rsftRecord, sftRecord } from "./records.js";
 import {
   DpoSelector,
   NO_PAIR_REASONS,
@@ -44,42 +35,27 @@ import {
   RsftSelector,
   type ScoredCandidate,
 } from "./selection.js";
-import { assignSplit, type SplitWeight } from "./splits.js";
 import type { ExportSummary } from "./summary.js";
 
 /** Tasks checked per metrics call, and candidates scored per batch. */
 const TASK_BATCH = 256;
 const CANDIDATE_BATCH = 256;
 
-export type ExportSettings = {
+export type ExportSettings = RunSettings & {
   kind: ExportKind;
-  format: ExportFormat;
-  style: string;
   prompt: PromptStyle;
-  name: string;
-  splits: readonly SplitWeight[];
-  splitSpec: string;
-  seed: number;
-  includeOod: boolean;
   /** rsft/dpo: candidates scored per task at most (the paper's N = 8). */
   perTask: number;
   /** rsft: passing candidates kept per task (the paper's k = 3). */
   keep: number;
   rejected: RejectedMode;
   config: Config;
-  mineditVersion: string;
 };
 
-export type ExportDeps = {
+export type ExportDeps = RunDeps<RowSource> & {
   pool: MetricsPool;
   /** Needed for rsft/dpo (the candidates' tests run in it). */
   sandbox: Sandbox | null;
-  output: ExportOutput;
-  /** Reports one bad row or warning (progress-safe). */
-  report(message: string): void;
-  /** Called as work progresses: items done, and the source being read. */
-  progress(done: number, source: RowSource): void;
-  signal: AbortSignal;
 };
 
 function emptySummary(): ExportSummary {
@@ -92,83 +68,39 @@ function emptySummary(): ExportSummary {
   };
 }
 
-function bump(counts: Record<string, number>, key: string, by = 1): void {
-  counts[key] = (counts[key] ?? 0) + by;
-}
-
 /** A task waiting for its programs to be checked by the workers. */
 type PendingTask = { task: ExportTask; where: string };
 
-class Exporter {
-  readonly summary = emptySummary();
-  /** Rows written so far per split: the next row's `index`. */
-  private readonly indexes = new Map<string, number>();
-  /** Tasks left out as OOD, so a candidate for one is "left out", not "unknown". */
-  private readonly oodTasks = new Set<string>();
+class Exporter extends ExportRun<ExportSummary, RowSource> {
   /** Task ids whose rows were bad, with where and why, so candidates for them are reported as such. */
   private readonly rejectedTasks = new Map<string, string>();
-  private done = 0;
 
   constructor(
     private readonly settings: ExportSettings,
     private readonly deps: ExportDeps,
-  ) {}
-
-  private bad(where: string, reason: string, category: string): void {
-    this.deps.report(`${where}: ${reason}`);
-    bump(this.summary.badRows, category);
-  }
-
-  private tick(source: RowSource): void {
-    this.done += 1;
-    this.deps.progress(this.done, source);
+  ) {
+    super(emptySummary(), settings, deps);
   }
 
   /** Parses task rows; yields valid, non-excluded tasks in batches whose programs the workers checked. */
   private async *taskBatches(sources: readonly RowSource[]): AsyncGenerator<PendingTask[]> {
-    const seen = new Map<string, string>();
     let pending: PendingTask[] = [];
-    for (const source of sources) {
-      for await (const item of source.rows()) {
-        this.tick(source);
-        if ("error" in item) {
-          this.bad(item.where, item.error, "unreadable task row");
-          this.summary.tasks.bad += 1;
-          continue;
-        }
-        this.summary.tasks.read += 1;
-        let task: ExportTask;
-        try {
-          task = parseExportTask(item.row);
-        } catch (error) {
-          const reason = errorText(error);
-          this.bad(item.where, reason, "invalid task row");
-          this.summary.tasks.bad += 1;
-          const id = taskIdOf(item.row);
-          if (id !== undefined) this.rejectedTasks.set(taskKey(id), `${item.where}: ${reason}`);
-          continue;
-        }
-        const first = seen.get(task.taskId);
-        if (first !== undefined) {
-          this.bad(
-            item.where,
-            `duplicate task_id "${task.taskId}" (first at ${first}): skipped`,
-            "duplicate task_id",
-          );
-          this.summary.tasks.bad += 1;
-          continue;
-        }
-        seen.set(task.taskId, item.where);
-        if (task.taskSplit === OOD_SPLIT && !this.settings.includeOod) {
-          this.summary.tasks.ood += 1;
-          this.oodTasks.add(task.taskId);
-          continue;
-        }
-        pending.push({ task, where: item.where });
-        if (pending.length >= TASK_BATCH) {
-          yield await this.checked(pending);
-          pending = [];
-        }
+    const tasks = this.readTasks(
+      sources,
+      (row) => {
+        const task = parseExportTask(row);
+        return { task, taskId: task.taskId, split: task.taskSplit };
+      },
+      (row, where, reason) => {
+        const id = taskIdOf(row);
+        if (id !== undefined) this.rejectedTasks.set(taskKey(id), `${where}: ${reason}`);
+      },
+    );
+    for await (const { task, where } of tasks) {
+      pending.push({ task, where });
+      if (pending.length >= TASK_BATCH) {
+        yield await this.checked(pending);
+        pending = [];
       }
     }
     if (pending.length > 0) yield await this.checked(pending);
@@ -194,24 +126,12 @@ class Exporter {
     });
   }
 
-  private placement(task: ExportTask): { split: string; index: number } {
-    const split = assignSplit(task.problemId, this.settings.splits, this.settings.seed);
-    const index = this.indexes.get(split) ?? 0;
-    this.indexes.set(split, index + 1);
-    return { split, index };
-  }
-
-  private async write(record: ExportRecord): Promise<void> {
-    await this.deps.output.write(record.split, this.settings.format.row(record, this.settings.style));
-    bump(this.summary.rowsPerSplit, record.split);
-  }
-
   /** sft / grpo: one row per task, straight from the task file. */
   async exportTasks(taskSources: readonly RowSource[]): Promise<void> {
     for await (const batch of this.taskBatches(taskSources)) {
       for (const { task } of batch) {
         this.summary.tasks.used += 1;
-        const { split, index } = this.placement(task);
+        const { split, index } = this.placement(task.problemId);
         const base = recordBase(task, this.settings.prompt, split, index);
         await this.write(this.settings.kind === "sft" ? sftRecord(base, task) : grpoRecord(base));
       }
@@ -265,18 +185,8 @@ class Exporter {
       }
     };
 
-    for await (const item of candidates.rows()) {
-      if ("error" in item) {
-        this.bad(item.where, item.error, "unreadable candidate row");
-        continue;
-      }
-      let row: ReturnType<typeof parseCandidateRow>;
-      try {
-        row = parseCandidateRow(item.row);
-      } catch (error) {
-        this.bad(item.where, errorText(error), "invalid candidate row");
-        continue;
-      }
+    for await (const item of this.readCandidateRows(candidates)) {
+      const { row } = item;
       this.summary.candidates.rows += 1;
       this.summary.candidates.completions += row.completions.length;
       const task = tasks.get(row.taskId);
@@ -339,7 +249,7 @@ class Exporter {
       }
       selection.tasksWithRows += 1;
       for (const [rank, candidate] of kept.entries()) {
-        const { split, index } = this.placement(task);
+        const { split, index } = this.placement(task.problemId);
         await this.write(rsftRecord(recordBase(task, this.settings.prompt, split, index), candidate, rank));
         selection.rows += 1;
       }
@@ -351,17 +261,11 @@ class Exporter {
       return;
     }
     selection.tasksWithRows += 1;
-    const { split, index } = this.placement(task);
+    const { split, index } = this.placement(task.problemId);
     const base = recordBase(task, this.settings.prompt, split, index);
     await this.write(dpoRecord(base, result.pair.chosen, result.pair.rejected));
     selection.rows += 1;
   }
-}
-
-/** The message of a validation error; anything else is a bug and propagates. */
-function errorText(error: unknown): string {
-  if (isMineditError(error)) return error.rawMessage;
-  throw error;
 }
 
 /**
@@ -381,17 +285,7 @@ export async function runExport(
     if (candidates === undefined) throw new Error("internal error: rsft/dpo need candidates");
     await exporter.exportCandidates(taskSources, candidates);
   }
-  const manifest: Omit<ExportManifest, "files"> = {
-    manifestVersion: 1,
-    mineditVersion: settings.mineditVersion,
-    name: settings.name,
-    kind: settings.kind,
-    format: settings.format.name,
-    style: settings.style,
-    prompt: settings.prompt,
-    splits: { spec: settings.splitSpec, seed: settings.seed },
-    includeOod: settings.includeOod,
-  };
+  const manifest = runManifest(settings, settings.prompt);
   if (settings.kind === "rsft") {
     manifest.selection = { perTask: settings.perTask, keep: settings.keep };
     manifest.rewardVersion = REWARD_DEFINITION_VERSION;

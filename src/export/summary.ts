@@ -7,11 +7,19 @@
  */
 import { VERDICTS, type Verdict } from "../core/reward.js";
 
-/** What happened, for the summary and the manifest; every skip is counted by reason. */
-export type ExportSummary = {
-  tasks: { read: number; used: number; ood: number; bad: number; withoutCandidates: number };
+/** The counts both summaries share (export-run.ts keeps them); every skip is counted by reason. */
+export type SummaryCounts = {
+  tasks: { read: number; used: number; ood: number; bad: number };
   /** Bad rows by reason, across the task and candidate files. */
   badRows: Record<string, number>;
+  /** Tasks that gave rows, the rows, and the tasks that gave none by reason. */
+  selection: { tasksWithRows: number; rows: number; noRows: Record<string, number> };
+  rowsPerSplit: Record<string, number>;
+};
+
+/** What happened, for the summary and the manifest; every skip is counted by reason. */
+export type ExportSummary = SummaryCounts & {
+  tasks: { withoutCandidates: number };
   candidates: {
     rows: number;
     completions: number;
@@ -22,15 +30,10 @@ export type ExportSummary = {
     /** Completions of tasks left out as OOD. */
     forOodTasks: number;
   };
-  /** rsft: tasks that gave rows / gave none because nothing passed. dpo: pairs / tasks without one. */
-  selection: { tasksWithRows: number; rows: number; noRows: Record<string, number> };
-  rowsPerSplit: Record<string, number>;
 };
 
 /** What happened; every skip is counted by reason. */
-export type LintExportSummary = {
-  tasks: { read: number; used: number; ood: number; bad: number };
-  badRows: Record<string, number>;
+export type LintExportSummary = SummaryCounts & {
   candidates: {
     rows: number;
     /** Teacher completions, and fixer outputs. */
@@ -42,8 +45,6 @@ export type LintExportSummary = {
     qualified: number;
     rejected: Record<string, number>;
   };
-  selection: { tasksWithRows: number; rows: number; noRows: Record<string, number> };
-  rowsPerSplit: Record<string, number>;
 };
 
 /** The verdicts of a summary in the canonical order, as `PASSED 3, FAILED_TESTS 1`. */
@@ -80,11 +81,7 @@ export function summaryText(
   seconds: number,
 ): string {
   const { tasks, candidates, selection } = summary;
-  const lines = [
-    `minedit export: ${settings.kind} as ${settings.format.name} (${settings.style}, ${settings.prompt} prompt) ` +
-      `into ${outDir}/${settings.name}, ${seconds.toFixed(2)} s`,
-    `  tasks: ${tasks.read} read, ${tasks.used} used, ${tasks.ood} left out as OOD, ${tasks.bad} bad`,
-  ];
+  const lines = heading(settings, `${settings.prompt} prompt`, summary, outDir, seconds);
   if (settings.kind === "rsft" || settings.kind === "dpo") {
     const skipped: string[] = [];
     if (candidates.overLimit > 0) skipped.push(`${candidates.overLimit} over --per-task ${settings.perTask}`);
@@ -120,12 +117,8 @@ export function lintSummaryText(
   outDir: string,
   seconds: number,
 ): string {
-  const { tasks, candidates, selection } = summary;
-  const lines = [
-    `minedit export: ${settings.kind} as ${settings.format.name} (${settings.style}, LintEval prompt) ` +
-      `into ${outDir}/${settings.name}, ${seconds.toFixed(2)} s`,
-    `  tasks: ${tasks.read} read, ${tasks.used} used, ${tasks.ood} left out as OOD, ${tasks.bad} bad`,
-  ];
+  const { candidates, selection } = summary;
+  const lines = heading(settings, "LintEval prompt", summary, outDir, seconds);
   const judged = candidates.teacher + candidates.fixer;
   if (judged > 0 || settings.fixer !== null) {
     const sources = [`${candidates.teacher} from the teacher file (${candidates.rows} rows)`];
@@ -149,6 +142,21 @@ export function lintSummaryText(
       (none > 0 ? `; ${plural(none, "task")} without a row (${counts(selection.noRows)})` : ""),
   );
   return `${[...lines, ...footer(summary.badRows, files)].join("\n")}\n`;
+}
+
+/** The first lines of both summaries: what was exported, how and where, and what became of the tasks. */
+function heading(
+  settings: SummaryHeading,
+  prompt: string,
+  { tasks }: SummaryCounts,
+  outDir: string,
+  seconds: number,
+): string[] {
+  return [
+    `minedit export: ${settings.kind} as ${settings.format.name} (${settings.style}, ${prompt}) ` +
+      `into ${outDir}/${settings.name}, ${seconds.toFixed(2)} s`,
+    `  tasks: ${tasks.read} read, ${tasks.used} used, ${tasks.ood} left out as OOD, ${tasks.bad} bad`,
+  ];
 }
 
 /** The last lines of both summaries: the bad rows skipped, and the files written. */

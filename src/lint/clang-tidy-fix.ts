@@ -13,16 +13,22 @@
 
 import { lintConfigText, runTool, toolFailure } from "../analyzers/analyzer.js";
 import { CLANG_TIDY_COMPILE_FLAGS, CLANG_TIDY_CONFIG } from "../analyzers/clang-tidy.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
+import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 
 const FILE = "src/0/main.cpp";
 const MARKER = "@@minedit-clang-tidy-fix:";
 
 /**
- * `source` after `clang-tidy --fix`. Rejects with a `MineditError` when the tool cannot run (as the
+ * `source` after `clang-tidy --fix`, run with `limits` (the `clangTidyFix` limit profile). Rejects with a `MineditError` when the tool cannot run (as the
  * analyzer does: `Unavailable`, `DeadlineExceeded`, `ResourceExhausted`, `Cancelled`).
  */
-export async function clangTidyFix(sandbox: Sandbox, source: string, signal?: AbortSignal): Promise<string> {
+export async function clangTidyFix(
+  sandbox: Sandbox,
+  source: string,
+  signal?: AbortSignal,
+  limits: ExecutionLimits = DEFAULT_LIMITS_CONFIG.clangTidyFix,
+): Promise<string> {
   const script =
     `clang-tidy --config-file=${CLANG_TIDY_CONFIG} --quiet --fix ${FILE} >/dev/null 2>fix.log; ` +
     `printf '${MARKER}%d\\n' "$?"; cat ${FILE}`;
@@ -33,13 +39,7 @@ export async function clangTidyFix(sandbox: Sandbox, source: string, signal?: Ab
       [FILE]: source,
     },
     argv: ["sh", "-c", script],
-    limits: {
-      wallTimeMs: 150_000,
-      memoryBytes: 4 * 1024 * 1024 * 1024,
-      maxProcesses: 16,
-      maxFileBytes: 16 * 1024 * 1024,
-      maxOutputBytes: 16 * 1024 * 1024,
-    },
+    limits,
     signal,
   });
   const start = result.stdout.indexOf(MARKER);

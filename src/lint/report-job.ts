@@ -12,19 +12,18 @@
  */
 import { z } from "zod";
 import { Linter } from "../analyzers/linter.js";
-import { parseConfig, type SandboxConfig } from "../config.js";
+import { DEFAULT_LIMITS_CONFIG, parseConfig, type SandboxConfig } from "../config.js";
 import { LINT_LANGUAGES } from "../core/lint/tools.js";
 import { mapConcurrent } from "../core/map-concurrent.js";
 import { IdSchema, optionalField, ProgramSchema, parseJsonObject, requiredField } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { jsonlLines, openInput } from "../io/inputs.js";
 import { Progress } from "../io/progress.js";
+import { formatJson } from "../io/report-files.js";
 import type { StdIo } from "../io/std-io.js";
 import type { PythonTests } from "../runners/python.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
-import { DEFAULT_LIMITS } from "../sandbox/sandbox.js";
 import { TestsRowSchema, testsFromRow } from "../scoring/tests-row.js";
-import { formatJson } from "../tasks/task-set.js";
 import { runLintTests } from "./build-tasks.js";
 import { buildLintReport, type RefactoringRow, renderLintReport } from "./report.js";
 
@@ -46,8 +45,8 @@ function usage(message: string): MineditError {
 
 const LanguageSchema = z.enum(LINT_LANGUAGES, { error: `expected one of ${LINT_LANGUAGES.join(", ")}` });
 const PassedSchema = z.boolean({ error: "expected true or false" });
-/** LintEval's limits per run (docs/lint.md): 10 s and 1 GiB, the sandbox defaults. */
-const LINT_LIMITS = DEFAULT_LIMITS;
+/** LintEval's limits per run (docs/lint.md): the `limits.lintTests` profile. */
+const LINT_LIMITS = DEFAULT_LIMITS_CONFIG.lintTests;
 
 /** One input row, validated. */
 export function parseRefactoringRow(text: string): ReportRow {
@@ -88,7 +87,7 @@ async function judgeRevisions(
   const toRun = rows.filter((row): row is Extract<ReportRow, { tests: PythonTests }> => "tests" in row);
   const verdicts = new Map<ReportRow, string>();
   if (toRun.length > 0) {
-    const sandbox = await createConfiguredSandbox(sandboxConfig, warnTo(io));
+    const sandbox = await createConfiguredSandbox(sandboxConfig, LINT_LIMITS, warnTo(io));
     const progress = new Progress({
       stream: io.stderr,
       label: "minedit lint report: tests",

@@ -12,17 +12,17 @@
  */
 import { relative } from "node:path";
 import { createLintSandbox, Linter } from "../analyzers/linter.js";
-import type { SandboxConfig } from "../config.js";
+import { DEFAULT_LIMITS_CONFIG, type SandboxConfig } from "../config.js";
 import { type LintLanguage, TOOL_OF_LANGUAGE } from "../core/lint/tools.js";
 import { parseJsonObject } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { writeFileAtomically } from "../io/atomic-write.js";
 import { jsonlLines, openInput } from "../io/inputs.js";
 import { Progress } from "../io/progress.js";
+import { formatJson, taskSetPaths } from "../io/report-files.js";
 import type { StdIo } from "../io/std-io.js";
-import { DEFAULT_LIMITS, type Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { lintTaskRow } from "../scoring/lint-task.js";
-import { formatJson, taskSetPaths } from "../tasks/task-set.js";
 import {
   buildLintTasks,
   type LintSource,
@@ -125,7 +125,8 @@ export async function runLintTaskBuild(
     const built = await buildLintTasks(sources, {
       sandbox,
       linter,
-      limits: DEFAULT_LIMITS,
+      // LintEval's limits per run (docs/lint.md).
+      limits: DEFAULT_LIMITS_CONFIG.lintTests,
       concurrency,
       splitOf,
       signal: abort.signal,

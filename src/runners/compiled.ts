@@ -30,6 +30,7 @@
  */
 
 import { readFileSync } from "node:fs";
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
 import {
@@ -80,14 +81,13 @@ export type CompilePlan = {
 
 export type CompileOptions = {
   /**
-   * Wall budget of the compile stage, from the driver's start. Default {@link DEFAULT_COMPILE_TIME_MS}:
-   * generous, since `g++ -O2` on `<bits/stdc++.h>` takes ~1.5 s on a quiet core and several times that
-   * on a loaded machine; a compile that needs longer (a template bomb) is the candidate's COMPILE_ERROR.
+   * Wall budget of the compile stage, from the driver's start. Default: the `compile` limit profile's
+   * (docs/sandbox.md#limits), generous, since `g++ -O2` on `<bits/stdc++.h>` takes ~1.5 s on a quiet core
+   * and several times that on a loaded machine; a compile that needs longer (a template bomb) is the
+   * candidate's COMPILE_ERROR.
    */
   compileTimeMs?: number;
 };
-
-export const DEFAULT_COMPILE_TIME_MS = 30_000;
 
 /** The driver, shipped beside the sources at the repository top level and read once at startup. */
 const DRIVER = readFileSync(new URL("../../sandbox/compiled/driver.py", import.meta.url), "utf8");
@@ -120,7 +120,7 @@ export async function runCompiledTests(
   options: CompileOptions = {},
 ): Promise<TestOutcome> {
   if (tests.cases.length === 0) return unusableTests("no stdio cases");
-  const compileTimeMs = options.compileTimeMs ?? DEFAULT_COMPILE_TIME_MS;
+  const compileTimeMs = options.compileTimeMs ?? DEFAULT_LIMITS_CONFIG.compile.wallTimeMs;
   const plan = language.prepare(source, limits);
   const harness = await planStdioRun(sandbox, tests, limits);
   const spec = {

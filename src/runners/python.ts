@@ -34,9 +34,10 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { constants as osConstants } from "node:os";
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import type { Verdict } from "../core/reward.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import { stderrShowsOutOfMemory } from "../sandbox/bwrap.js";
+import { stderrShowsOutOfMemory } from "../sandbox/out-of-memory.js";
 import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, ExecutionResult, Sandbox } from "../sandbox/sandbox.js";
 
@@ -131,13 +132,7 @@ async function compileHarness(sandbox: Sandbox): Promise<string | null> {
     const r = await sandbox.run({
       files: { "harness.py": HARNESS },
       argv: [...PYTHON, "-c", HARNESS_COMPILER],
-      limits: {
-        wallTimeMs: 30_000,
-        memoryBytes: 1 << 30,
-        maxProcesses: 16,
-        maxFileBytes: 1 << 20,
-        maxOutputBytes: 1 << 22,
-      },
+      limits: DEFAULT_LIMITS_CONFIG.harnessCompile,
     });
     const text = r.stdout.trim();
     // Anything else (the sandbox is down, the output is cut): run from source, which always works.

@@ -74,8 +74,13 @@ import { constants as osConstants } from "node:os";
 import { dirname, join, posix } from "node:path";
 import type { Duplex, Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
+import type { LaunchedProgram } from "./launched-program.js";
+import { stderrShowsOutOfMemory } from "./out-of-memory.js";
+import { OutputCollector } from "./output-capture.js";
 import { reachableSource } from "./reachable-source.js";
+import { checkLimits, checkRelativePath } from "./request-checks.js";
 import type { RunCgroup } from "./run-cgroup.js";
 import { RunDeadline } from "./run-deadline.js";
 import {
@@ -100,8 +105,10 @@ import {
   type ExecutionLimits,
   type ExecutionRequest,
   type ExecutionResult,
+  emptyResult,
   type Sandbox,
 } from "./sandbox.js";
+import { SANDBOX_BIN, SANDBOX_ENV, SCRATCH, SCRATCH_BYTES, SHM_BYTES } from "./sandbox-env.js";
 import { DEFAULT_FILTER_PYTHON, loadSyscallFilter, type SyscallFilter } from "./syscall-filter.js";
 import { WholeRunBounds } from "./whole-run-bounds.js";
 
@@ -160,13 +167,6 @@ const ETC_PATHS = ["/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
 const JDK_ETC_DIR = /^java-\d+-openjdk$/;
 /** The package that covers a module of a package outside the request's runtime (runtime-libraries.ts). */
 const ABSENT_MODULE = fileURLToPath(new URL("../../sandbox/python/absent-module", import.meta.url));
-/** Where the configured interpreter appears inside. */
-export const SANDBOX_BIN = "/opt/minedit/bin";
-export const SCRATCH = "/tmp";
-/** Size of /dev/shm (POSIX semaphores and shared memory, e.g. `multiprocessing`). */
-export const SHM_BYTES = 64 * 1024 * 1024;
-/** Size of the scratch directory, /tmp, unless `scratchBytes` says otherwise. */
-export const SCRATCH_BYTES = 128 * 1024 * 1024;
 /** The fd that carries the syscall filter's BPF program to bwrap (`--seccomp`). */
 const SECCOMP_FD = 4;
 /** The fd of a run's first file (`--file`); the others follow, then the output pipes. */
@@ -174,40 +174,8 @@ const FIRST_FILE_FD = 5;
 /** The uid/gid the program sees (mapped to the host uid bwrap runs as). */
 const INNER_ID = "65534";
 
-/**
- * Environment inside (a runtime adds its own, e.g. a headless matplotlib). Fixed hash seed so set/dict
- * iteration order (and so test outcomes) are reproducible; single-threaded BLAS so a numpy import fits the
- * address-space limit on many-core hosts and runs are comparable.
- */
-export const SANDBOX_ENV: Readonly<Record<string, string>> = {
-  PATH: `${SANDBOX_BIN}:/usr/local/bin:/usr/bin:/bin`,
-  HOME: SCRATCH,
-  TMPDIR: SCRATCH,
-  LANG: "C.UTF-8",
-  PYTHONHASHSEED: "0",
-  PYTHONDONTWRITEBYTECODE: "1",
-  OPENBLAS_NUM_THREADS: "1",
-  OMP_NUM_THREADS: "1",
-  MKL_NUM_THREADS: "1",
-};
-
 /** At most this much of bwrap's status channel is kept (the program inherits nothing of it, but be safe). */
 const STATUS_CAP_BYTES = 64 * 1024;
-/** How much of stderr the out-of-memory heuristic looks at. */
-const MEMORY_SCAN_BYTES = 4096;
-/** What runtimes print when an allocation fails under RLIMIT_AS. */
-const MEMORY_MESSAGE =
-  /\bMemoryError\b|std::bad_alloc|Cannot allocate memory|[Oo]ut of memory|\bjava\.lang\.OutOfMemoryError\b/;
-
-/**
- * Whether a failed program's stderr shows an allocation failure (RLIMIT_AS makes allocations fail rather
- * than the kernel kill, so the runtime's own report is the evidence). Shared with the stdio runner, which
- * applies it per case to what its in-sandbox harness reports.
- */
-export function stderrShowsOutOfMemory(stderr: string): boolean {
-  return MEMORY_MESSAGE.test(stderr.slice(-MEMORY_SCAN_BYTES));
-}
-
 /**
  * System binaries are looked up in the standard directories, not the server's PATH: what the sandbox
  * runs should not depend on the environment the server was started from (`bwrapPath` overrides).
@@ -231,66 +199,11 @@ function unavailable(message: string): MineditError {
   return new MineditError(ErrorCode.Unavailable, `bwrap sandbox: ${message}`);
 }
 
-/** Scratch-relative path check: no absolute paths, no `..`, no empty segments. */
-export function checkRelativePath(path: string): string[] {
-  const parts = path.split("/");
-  if (path === "" || path.startsWith("/") || parts.some((p) => p === "" || p === "." || p === "..")) {
-    throw new MineditError(
-      ErrorCode.InvalidArgument,
-      `sandbox file path ${JSON.stringify(path)} is not a plain relative path`,
-      {
-        field: "files",
-      },
-    );
-  }
-  return parts;
-}
-
-export function checkLimits(limits: ExecutionLimits): void {
-  for (const [key, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value <= 0) {
-      throw new MineditError(ErrorCode.InvalidArgument, `limit ${key} must be a positive integer`, {
-        field: `limits.${key}`,
-      });
-    }
-  }
-}
-
 function signalName(signal: number): string | null {
   for (const [name, value] of Object.entries(osConstants.signals)) {
     if (value === signal) return name;
   }
   return null;
-}
-
-/** Collects a stream up to a shared byte budget. */
-export class OutputCollector {
-  private readonly chunks: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
-  private total = 0;
-  truncated = false;
-
-  constructor(
-    private readonly cap: number,
-    private readonly onOverflow: () => void,
-  ) {}
-
-  add(stream: "stdout" | "stderr", chunk: Buffer): void {
-    if (this.truncated) return;
-    const room = this.cap - this.total;
-    if (chunk.length > room) {
-      if (room > 0) this.chunks[stream].push(chunk.subarray(0, room));
-      this.total = this.cap;
-      this.truncated = true;
-      this.onOverflow();
-      return;
-    }
-    this.chunks[stream].push(chunk);
-    this.total += chunk.length;
-  }
-
-  text(stream: "stdout" | "stderr"): string {
-    return Buffer.concat(this.chunks[stream]).toString("utf8");
-  }
 }
 
 /** A running child and the promise of its end, so `close()` can kill and await everything. */
@@ -490,13 +403,7 @@ export class BwrapSandbox implements Sandbox {
     const probe = await sandbox.run({
       files: {},
       argv: ["python3", "-c", "pass"],
-      limits: {
-        wallTimeMs: 30_000,
-        memoryBytes: 1 << 30,
-        maxProcesses: 16,
-        maxFileBytes: 1 << 20,
-        maxOutputBytes: 1 << 16,
-      },
+      limits: DEFAULT_LIMITS_CONFIG.sandboxProbe,
     });
     if (probe.exitCode !== 0) {
       throw unavailable(
@@ -826,33 +733,6 @@ export class BwrapSandbox implements Sandbox {
   }
 }
 
-/** A program started by {@link BwrapSandbox.launch} (or a Docker container's fork server, docker.ts). */
-export type LaunchedProgram = {
-  /**
-   * The program's control channel, private between it and the caller: what the caller writes
-   * (`controlIn`) and reads (`controlOut`). Never the program's fds 0 and 1 under bwrap (see launch).
-   */
-  controlIn: Writable;
-  controlOut: Readable;
-  /** The extra pipes asked for, in order (the program's fds right after the files'). */
-  outputs: Readable[];
-  /**
-   * Resolves when the sandbox is gone; `started` says whether bwrap had started the program; `outside`,
-   * why it ended when neither this side nor the program ended it (Docker: the daemon went away, the
-   * container was killed): a run in it is an infrastructure fault.
-   */
-  exited: Promise<{ code: number | null; signal: string | null; started: boolean; outside?: string }>;
-  /** What the program and bwrap wrote to stderr so far (capped). */
-  stderr(): string;
-  /** Kills the whole sandbox. */
-  kill(): void;
-  /**
-   * Where the sandbox has a cgroup of its own (whole-run-bounds.ts): bounds its next run as a whole
-   * (before the run is sent), and counts the processes the kernel killed in it for want of memory.
-   */
-  runBounds?: { limitNextRun(limits: ExecutionLimits): void; oomKills(): number };
-};
-
 /**
  * Spawns a bwrap command line built by {@link BwrapSandbox.commandLine}: fd 3 is bwrap's status channel,
  * fd 4 gets the syscall filter's BPF program (empty without one: bwrap is then not told to read it), the
@@ -918,19 +798,6 @@ function watchStarted(child: ChildProcess): () => boolean {
     if (!started && status.includes('"child-pid"')) started = true;
   });
   return () => started;
-}
-
-export function emptyResult(fields: { cancelled: boolean; wallTimeMs: number }): ExecutionResult {
-  return {
-    exitCode: null,
-    signal: null,
-    stdout: "",
-    stderr: "",
-    timedOut: false,
-    memoryExceeded: false,
-    outputTruncated: false,
-    ...fields,
-  };
 }
 
 /** Creates the bwrap backend; see {@link BwrapSandbox.create}. */

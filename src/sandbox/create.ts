@@ -5,28 +5,33 @@
  * servers cannot run still executes, in fresh sandboxes, after saying so through `warn`.
  * {@link createBackendSandbox} is the backend alone, a fresh sandbox per run (the lint jobs' analyzers).
  */
-import type { SandboxConfig } from "../config.js";
+import { DEFAULT_LIMITS_CONFIG, type SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
 import { DockerSandbox, imageTag, noImageMessage } from "./docker.js";
 import { DEFAULT_RUNTIME, hostRuntimeProblem, RUNTIME_NAMES, type RuntimeName } from "./runtimes.js";
-import type { Sandbox } from "./sandbox.js";
+import type { ExecutionLimits, Sandbox } from "./sandbox.js";
 import { type WarmBase, WarmPythonSandbox } from "./warm-python.js";
 
 const MIB = 1024 * 1024;
 
+/** What of a run's limits the backend must know before any run: a Docker fork server's pids limit. */
+type StandingLimits = Pick<ExecutionLimits, "maxProcesses">;
+
 /**
+ * `testLimits`: the limits the test runs will have (the `limits.tests` profile, or a command's own).
  * `runtimes`: the task runtimes whose warm pools start (full) before this resolves, e.g. those of the
  * loaded task store's tasks; others start on their first run. A started pool of a runtime other than the
  * standard library's is reported through `warn`, with each fork server's resident size.
  */
 export async function createConfiguredSandbox(
   config: SandboxConfig,
+  testLimits: StandingLimits,
   warn: (message: string) => void,
   runtimes: readonly RuntimeName[] = [DEFAULT_RUNTIME],
 ): Promise<Sandbox> {
   const images = config.backend === "docker" ? await dockerImages(config, warn) : {};
-  const fresh = (): Promise<WarmBase> => backend(config, images, warn);
+  const fresh = (): Promise<WarmBase> => backend(config, testLimits, images, warn);
   const base = await fresh();
   if (!config.warmInterpreters) return base;
   let warm: WarmPythonSandbox;
@@ -76,16 +81,20 @@ export async function createBackendSandbox(
   config: SandboxConfig,
   warn: (message: string) => void,
 ): Promise<Sandbox> {
-  return backend(config, config.backend === "docker" ? await dockerImages(config, warn) : {}, warn);
+  // No fork servers here (each run starts its own sandbox with its request's limits): the standing
+  // limits are never used, so the test defaults do.
+  const images = config.backend === "docker" ? await dockerImages(config, warn) : {};
+  return backend(config, DEFAULT_LIMITS_CONFIG.tests, images, warn);
 }
 
 function backend(
   config: SandboxConfig,
+  testLimits: StandingLimits,
   images: Record<RuntimeName, string>,
   warn: (message: string) => void,
 ): Promise<WarmBase> {
   return config.backend === "docker"
-    ? DockerSandbox.create({ ...config.docker, images, maxProcesses: config.maxProcesses })
+    ? DockerSandbox.create({ ...config.docker, images, maxProcesses: testLimits.maxProcesses })
     : createBwrapSandbox({ pythonPath: config.pythonPath, warn });
 }
 

@@ -4,8 +4,9 @@
  * bytes on the container's stdin, the program's status as the container's (128 + N for a signal N).
  */
 import { constants as osConstants } from "node:os";
-import { checkRelativePath, stderrShowsOutOfMemory } from "./bwrap.js";
+import { stderrShowsOutOfMemory } from "./out-of-memory.js";
 import { pythonSource } from "./python-source.js";
+import { checkRelativePath } from "./request-checks.js";
 import type { ExecutionRequest, ExecutionResult } from "./sandbox.js";
 
 export const DOCKER_BOOT_SOURCE = pythonSource("docker-boot.py");

@@ -9,7 +9,7 @@
  * reap) what a crashed one left behind.
  */
 import type { ContainerCreateOptions } from "dockerode";
-import { SANDBOX_ENV, SCRATCH, SHM_BYTES } from "./bwrap.js";
+import { SANDBOX_ENV, SCRATCH, SHM_BYTES } from "./sandbox-env.js";
 import { SCRATCH_INODES, SHM_INODES } from "./whole-run-bounds.js";
 
 /** Label on every container of this backend; its value is the owner (see {@link ownerLabel}). */
@@ -76,7 +76,7 @@ export function containerOptions(spec: ContainerSpec): ContainerCreateOptions {
     User: SANDBOX_USER,
     WorkingDir: SCRATCH,
     Hostname: "sandbox",
-    // The same environment as the bwrap sandbox (bwrap.ts): verdicts must not depend on the backend.
+    // The same environment as the bwrap sandbox (sandbox-env.ts): verdicts must not depend on the backend.
     Env: Object.entries({ ...SANDBOX_ENV, ...spec.env }).map(([key, value]) => `${key}=${value}`),
     Labels: { [OWNER_LABEL]: spec.owner, [ROLE_LABEL]: spec.role },
     // The control channel (fork server) or the request (fresh run) comes on stdin; no terminal, so

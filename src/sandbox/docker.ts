@@ -27,13 +27,16 @@ import { PassThrough, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import Docker from "dockerode";
 import { ErrorCode, MineditError } from "../errors.js";
-import { checkLimits, emptyResult, type LaunchedProgram, OutputCollector } from "./bwrap.js";
 import { bootFailed, bootRequest, bootResult, DOCKER_BOOT_SOURCE } from "./docker-boot.js";
 import { type ContainerSpec, containerOptions, isOrphan, OWNER_LABEL, ownerLabel } from "./docker-spec.js";
 import type { ForkServerHost } from "./fork-server.js";
+import type { LaunchedProgram } from "./launched-program.js";
+import { OutputCollector } from "./output-capture.js";
+import { checkLimits } from "./request-checks.js";
 import { RunDeadline } from "./run-deadline.js";
 import { DEFAULT_RUNTIME, dataBinds, type Runtime, type RuntimeName, runtimeNamed } from "./runtimes.js";
-import type { ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
+import { type ExecutionRequest, type ExecutionResult, emptyResult, type Sandbox } from "./sandbox.js";
+import { SCRATCH_BYTES } from "./sandbox-env.js";
 import { dockerSeccompProfile, loadSyscallFilter } from "./syscall-filter.js";
 
 export type DockerOptions = {
@@ -47,7 +50,7 @@ export type DockerOptions = {
   containerMemoryBytes: number;
   /** CPU quota of each container, in CPUs. */
   cpusPerContainer: number;
-  /** Processes and threads a run may have alive at once (sandbox.maxProcesses): a fork-server container's pids limit, with room for the server. */
+  /** Processes and threads a run may have alive at once (limits.tests.maxProcesses): a fork-server container's pids limit, with room for the server. */
   maxProcesses: number;
   /** Size of each container's /tmp. Default 128 MiB, as bwrap's scratch. */
   scratchBytes?: number;
@@ -227,7 +230,7 @@ export class DockerSandbox implements Sandbox, ForkServerHost {
       memoryBytes: this.options.containerMemoryBytes,
       pidsLimit: pids,
       cpus: this.options.cpusPerContainer,
-      scratchBytes: this.options.scratchBytes ?? 128 * 1024 * 1024,
+      scratchBytes: this.options.scratchBytes ?? SCRATCH_BYTES,
       ociRuntime: this.options.ociRuntime,
       seccompProfile: this.seccompProfile,
     };

@@ -16,7 +16,6 @@
 import { constants as osConstants } from "node:os";
 import type { Readable } from "node:stream";
 import { ErrorCode, MineditError } from "../errors.js";
-import { type LaunchedProgram, stderrShowsOutOfMemory } from "./bwrap.js";
 import {
   type EndReport,
   encodeRequest,
@@ -29,6 +28,8 @@ import {
   parseStarted,
   STOP_FRAME,
 } from "./fork-server-protocol.js";
+import type { LaunchedProgram } from "./launched-program.js";
+import { stderrShowsOutOfMemory } from "./out-of-memory.js";
 import { RunDeadline } from "./run-deadline.js";
 import type { Runtime, RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult } from "./sandbox.js";

@@ -6,11 +6,11 @@
  * server's resident size). Without root, nothing is changed: the exact apt-get command is returned for
  * the caller to print.
  */
+import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
 import { runHostCommand, SYSTEM_ENV } from "./host-command.js";
 import { debianPackages, missingPrograms, type Runtime, requiredModules, runtimeNamed } from "./runtimes.js";
-import { DEFAULT_LIMITS } from "./sandbox.js";
 import { WarmPythonSandbox } from "./warm-python.js";
 
 export type SetupOptions = {
@@ -124,7 +124,7 @@ async function verify(runtime: Runtime, pythonPath: string, log: (line: string) 
     const r = await base.run({
       files: {},
       argv: ["python3", "-s", "-c", IMPORT_EACH, JSON.stringify(modules)],
-      limits: { ...DEFAULT_LIMITS, wallTimeMs: 300_000, memoryBytes: 4 * 1024 * 1024 * 1024 },
+      limits: DEFAULT_LIMITS_CONFIG.runtimeCheck,
       runtime: runtime.name,
     });
     let report: { failed: Record<string, string>; ms: Record<string, number> } | undefined;

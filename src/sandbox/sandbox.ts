@@ -14,12 +14,15 @@
  * which callers turn into the `INFRA_ERROR` verdict (docs/reward.md#the-formula: infrastructure faults are not failures),
  * and `FailedPrecondition` naming the runtime when the request's task runtime is not installed.
  */
+import { DEFAULT_LIMITS_CONFIG, type RunLimits } from "../config.js";
 import type { RuntimeName } from "./runtimes.js";
 
-/** Resource limits for one run. Units are in the names. */
-export type ExecutionLimits = {
-  /** Wall-clock limit from start to kill, sandbox start-up included. */
-  wallTimeMs: number;
+/**
+ * Resource limits for one run: the fields every limit profile has (src/config.ts `RunLimits`, each
+ * documented there: wall time, memory, processes, file size, output), plus the time limits only some runs
+ * have. Units are in the names. A new limit is a field of the profiles' schema, read by the backends.
+ */
+export type ExecutionLimits = RunLimits & {
   /**
    * CPU-time limit of the run (user + system), when the backend enforces one; absent: the wall limit
    * alone. Unlike wall time it does not grow when the machine is busy.
@@ -32,24 +35,17 @@ export type ExecutionLimits = {
    * is not idle. It ends a program that sleeps or blocks for ever long before the wall backstop.
    */
   idleTimeMs?: number;
-  /** Address-space limit of each process (RLIMIT_AS semantics: virtual memory, not resident). */
-  memoryBytes: number;
-  /** Maximum number of processes and threads alive at once in the sandbox, the runtime's own included. */
-  maxProcesses: number;
-  /** Largest file a process may write (RLIMIT_FSIZE). */
-  maxFileBytes: number;
-  /** Stdout plus stderr bytes kept; a run that writes more is killed and marked `outputTruncated`. */
-  maxOutputBytes: number;
 };
 
-/** docs/sandbox.md defaults: 10 s wall, 1 GiB memory, 64 processes, 16 MiB files, 1 MiB output. */
-export const DEFAULT_LIMITS: ExecutionLimits = Object.freeze({
-  wallTimeMs: 10_000,
-  memoryBytes: 1024 * 1024 * 1024,
-  maxProcesses: 64,
-  maxFileBytes: 16 * 1024 * 1024,
-  maxOutputBytes: 1024 * 1024,
-});
+/**
+ * The `limits.tests` profile's defaults (src/config.ts, docs/sandbox.md#limits) as the limits of one run,
+ * by wall clock alone: for runs outside a configured scorer (a sandbox's start-up bounds, the tests of
+ * the sandbox and the runners). Configured scoring takes its limits from the config
+ * (src/scoring/limits.ts).
+ */
+export const DEFAULT_LIMITS: ExecutionLimits = Object.freeze(
+  (({ cpuTimeMs: _cpu, ...wallClock }) => wallClock)(DEFAULT_LIMITS_CONFIG.tests),
+);
 
 /** One program execution. */
 export type ExecutionRequest = {
@@ -99,6 +95,20 @@ export type ExecutionResult = {
   /** Killed (or never started) because the request's `signal` was aborted. */
   cancelled: boolean;
 };
+
+/** The result of a run that never started its program (cancelled first, or refused). */
+export function emptyResult(fields: { cancelled: boolean; wallTimeMs: number }): ExecutionResult {
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    memoryExceeded: false,
+    outputTruncated: false,
+    ...fields,
+  };
+}
 
 export interface Sandbox {
   /** Backend name for logs and reports, e.g. `"bwrap"`. */

@@ -70,6 +70,11 @@ export type FilterRule = {
   readonly args: readonly Comparison[];
 };
 
+/** Denied syscalls that share one reason, in the order given. */
+function alike(why: string, ...names: string[]): DeniedSyscall[] {
+  return names.map((name) => ({ name, why }));
+}
+
 /** The denied syscalls, grouped as the docs present them. */
 export const DENY_GROUPS: readonly DenyGroup[] = [
   {
@@ -132,8 +137,7 @@ export const DENY_GROUPS: readonly DenyGroup[] = [
         name: "io_uring_setup",
         why: "io_uring's operations are not syscalls, so no filter sees them; a long CVE history (recent Docker and containerd default profiles refuse it)",
       },
-      { name: "io_uring_enter", why: "as io_uring_setup" },
-      { name: "io_uring_register", why: "as io_uring_setup" },
+      ...alike("as io_uring_setup", "io_uring_enter", "io_uring_register"),
     ],
   },
   {
@@ -148,16 +152,17 @@ export const DENY_GROUPS: readonly DenyGroup[] = [
         name: "mount",
         why: "changes the filesystem view (needs a capability: only in a new user namespace)",
       },
-      { name: "umount2", why: "as mount" },
-      { name: "pivot_root", why: "as mount" },
-      { name: "chroot", why: "as mount" },
-      { name: "fsopen", why: "the new mount API: as mount" },
-      { name: "fsconfig", why: "the new mount API: as mount" },
-      { name: "fsmount", why: "the new mount API: as mount" },
-      { name: "fspick", why: "the new mount API: as mount" },
-      { name: "move_mount", why: "the new mount API: as mount" },
-      { name: "open_tree", why: "the new mount API: as mount" },
-      { name: "mount_setattr", why: "the new mount API: as mount" },
+      ...alike("as mount", "umount2", "pivot_root", "chroot"),
+      ...alike(
+        "the new mount API: as mount",
+        "fsopen",
+        "fsconfig",
+        "fsmount",
+        "fspick",
+        "move_mount",
+        "open_tree",
+        "mount_setattr",
+      ),
       {
         name: "clone3",
         errno: ENOSYS,
@@ -168,16 +173,12 @@ export const DENY_GROUPS: readonly DenyGroup[] = [
   {
     title: "Privileged operations (a container runtime refuses them without the capability)",
     syscalls: [
-      { name: "init_module", why: "loads a kernel module" },
-      { name: "finit_module", why: "loads a kernel module" },
+      ...alike("loads a kernel module", "init_module", "finit_module"),
       { name: "delete_module", why: "unloads a kernel module" },
-      { name: "kexec_load", why: "replaces the running kernel" },
-      { name: "kexec_file_load", why: "replaces the running kernel" },
+      ...alike("replaces the running kernel", "kexec_load", "kexec_file_load"),
       { name: "reboot", why: "restarts the host" },
-      { name: "swapon", why: "the host's swap" },
-      { name: "swapoff", why: "the host's swap" },
-      { name: "iopl", why: "raw I/O port access" },
-      { name: "ioperm", why: "raw I/O port access" },
+      ...alike("the host's swap", "swapon", "swapoff"),
+      ...alike("raw I/O port access", "iopl", "ioperm"),
       {
         name: "settimeofday",
         why: "sets the host clock (adjtimex and clock_adjtime stay: read-only without CAP_SYS_TIME)",
@@ -185,16 +186,14 @@ export const DENY_GROUPS: readonly DenyGroup[] = [
       { name: "clock_settime", why: "sets the host clock" },
       { name: "acct", why: "process accounting to a host file" },
       { name: "syslog", why: "reads the kernel log: host addresses, other tenants' messages" },
-      { name: "quotactl", why: "filesystem quotas" },
-      { name: "quotactl_fd", why: "filesystem quotas" },
+      ...alike("filesystem quotas", "quotactl", "quotactl_fd"),
       {
         name: "open_by_handle_at",
         why: "opens any inode of a filesystem by number, around the directory tree (Docker's 'shocker' escape)",
       },
       { name: "name_to_handle_at", why: "makes the handles open_by_handle_at takes; nothing a test needs" },
       { name: "fanotify_init", why: "watches a whole filesystem's events (unprivileged since Linux 5.13)" },
-      { name: "sethostname", why: "the UTS names" },
-      { name: "setdomainname", why: "the UTS names" },
+      ...alike("the UTS names", "sethostname", "setdomainname"),
       { name: "vhangup", why: "hangs up the controlling terminal" },
       { name: "lookup_dcookie", why: "oprofile's path lookup, obsolete" },
     ],
@@ -202,9 +201,7 @@ export const DENY_GROUPS: readonly DenyGroup[] = [
   {
     title: "NUMA placement (Docker refuses it without CAP_SYS_NICE; libraries fall back)",
     syscalls: [
-      { name: "mbind", why: "pins memory to the host's NUMA nodes" },
-      { name: "set_mempolicy", why: "pins memory to the host's NUMA nodes" },
-      { name: "set_mempolicy_home_node", why: "pins memory to the host's NUMA nodes" },
+      ...alike("pins memory to the host's NUMA nodes", "mbind", "set_mempolicy", "set_mempolicy_home_node"),
       { name: "get_mempolicy", why: "reveals the host's NUMA layout" },
       { name: "move_pages", why: "moves or queries the pages of any process of the uid" },
       { name: "migrate_pages", why: "moves another process's pages" },
@@ -219,17 +216,18 @@ export const DENY_GROUPS: readonly DenyGroup[] = [
       { name: "sysfs", why: "superseded by /proc/filesystems" },
       { name: "_sysctl", why: "removed in Linux 5.5" },
       { name: "nfsservctl", why: "removed in Linux 3.1" },
-      { name: "create_module", why: "removed in Linux 2.6" },
-      { name: "get_kernel_syms", why: "removed in Linux 2.6" },
-      { name: "query_module", why: "removed in Linux 2.6" },
+      ...alike("removed in Linux 2.6", "create_module", "get_kernel_syms", "query_module"),
       { name: "vm86", why: "i386 only (not in x86-64's table; the 32-bit entry is refused anyway)" },
       { name: "vm86old", why: "i386 only (as vm86)" },
-      { name: "afs_syscall", why: "reserved, never implemented" },
-      { name: "tuxcall", why: "reserved, never implemented" },
-      { name: "security", why: "reserved, never implemented" },
-      { name: "vserver", why: "reserved, never implemented" },
-      { name: "getpmsg", why: "reserved, never implemented" },
-      { name: "putpmsg", why: "reserved, never implemented" },
+      ...alike(
+        "reserved, never implemented",
+        "afs_syscall",
+        "tuxcall",
+        "security",
+        "vserver",
+        "getpmsg",
+        "putpmsg",
+      ),
     ],
   },
 ];

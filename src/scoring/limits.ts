@@ -1,4 +1,4 @@
-/** The limits of one sandboxed test run, as the configuration sets them (docs/design.md, docs/sandbox.md). */
+/** The limits of one sandboxed test run, as the configuration's `limits.tests` profile sets them (docs/sandbox.md#limits). */
 import { availableParallelism } from "node:os";
 import type { Config } from "../config.js";
 import type { ExecutionLimits } from "../sandbox/sandbox.js";
@@ -20,16 +20,21 @@ export function wallBackstopMs(cpuTimeMs: number, concurrency: number, cores: nu
 }
 
 /**
- * The configured limits: with `sandbox.cpuTimeMs` (the default) the CPU time is the time limit and the
- * wall limit the backstop of {@link wallBackstopMs} (at least `sandbox.wallTimeMs`); with 0, the wall
- * limit alone.
+ * The configured limits: with `limits.tests.cpuTimeMs` (the default) the CPU time is the time limit and
+ * the wall limit the backstop of {@link wallBackstopMs} (at least `limits.tests.wallTimeMs`); with 0, the
+ * wall limit alone.
  */
 export function executionLimits(config: Config, cores = availableParallelism()): ExecutionLimits {
-  const { wallTimeMs, cpuTimeMs, memoryBytes, maxProcesses, maxFileBytes, maxOutputBytes } = config.sandbox;
-  const limits: ExecutionLimits = { wallTimeMs, memoryBytes, maxProcesses, maxFileBytes, maxOutputBytes };
+  const { cpuTimeMs, ...wallClock } = config.limits.tests;
+  const limits: ExecutionLimits = { ...wallClock };
   if (cpuTimeMs > 0) {
     limits.cpuTimeMs = cpuTimeMs;
-    limits.wallTimeMs = wallBackstopMs(cpuTimeMs, config.sandbox.executionConcurrency, cores, wallTimeMs);
+    limits.wallTimeMs = wallBackstopMs(
+      cpuTimeMs,
+      config.sandbox.executionConcurrency,
+      cores,
+      limits.wallTimeMs,
+    );
   }
   return limits;
 }

@@ -22,6 +22,7 @@ import type { Alert } from "../core/lint/alert.js";
 import { ALERT_CATEGORIES, LINT_LANGUAGES, LINT_TOOLS, type LintLanguage } from "../core/lint/tools.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import type { PythonTests, StdioTests } from "../runners/python.js";
+import { parseRow } from "./parse-row.js";
 import { TestsRowSchema, testsFromRow } from "./tests-row.js";
 
 /** The `kind` of a lint task row. */
@@ -82,17 +83,7 @@ export function isLintTaskRow(row: unknown): boolean {
 
 /** Parses one lint task row; throws MineditError InvalidArgument naming the first bad field. */
 export function parseLintTask(row: unknown): LintTask {
-  const parsed = LintTaskRowSchema.safeParse(row);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") ?? "";
-    throw new MineditError(
-      ErrorCode.InvalidArgument,
-      `${field || "row"}: ${issue?.message ?? "invalid lint task"}`,
-      { field },
-    );
-  }
-  const data = parsed.data;
+  const data = parseRow(LintTaskRowSchema, row, "invalid lint task");
   if (data.language !== "python" && data.tests.style !== "stdio") {
     throw new MineditError(
       ErrorCode.InvalidArgument,

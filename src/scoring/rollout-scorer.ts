@@ -1,6 +1,7 @@
 /**
- * The scoring engine behind the gRPC handlers: metrics in the piscina pool, tests in the sandbox,
- * reward from both (docs/reward.md). Results are yielded as soon as each rollout is done.
+ * The in-process rollout scorer ({@link ExecutingRolloutScorer}): metrics in the piscina pool, tests in the
+ * sandbox, reward from both (docs/reward.md). src/scoring/scoring-engine.ts assembles it with its pool,
+ * sandbox and task store; the gRPC handlers, `minedit score`, `eval` and `export` all score through it. Results are yielded as soon as each rollout is done.
  *
  * - The whole batch goes to the pool at once, so each task's C and G are normalized once.
  * - Rollouts of one task whose norm(M) is identical execute once; the others reuse the outcome

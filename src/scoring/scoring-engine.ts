@@ -62,7 +62,7 @@ export async function startScoringEngine(
   try {
     await checkTasks(pool, tasks, config);
     sandbox = execute
-      ? wrapSandbox(await createConfiguredSandbox(config.sandbox, log, tasks.runtimes()))
+      ? wrapSandbox(await createConfiguredSandbox(config.sandbox, config.limits.tests, log, tasks.runtimes()))
       : null;
     const gate =
       sandbox !== null && config.tasks.gate

@@ -25,6 +25,7 @@ import {
   type RuntimeName,
 } from "../sandbox/runtimes.js";
 import { isLintTaskRow, type LintTask, parseLintTask } from "./lint-task.js";
+import { parseRow } from "./parse-row.js";
 import { TestsRowSchema, testsFromRow } from "./tests-row.js";
 
 export type StoredTask = {
@@ -51,17 +52,11 @@ const TaskRowSchema = z.object({
 
 /** Parses one repair task row; throws MineditError InvalidArgument naming the field. */
 export function parseStoredTask(row: unknown): StoredTask {
-  const parsed = TaskRowSchema.safeParse(row);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") ?? "";
-    throw new MineditError(
-      ErrorCode.InvalidArgument,
-      `${field || "row"}: ${issue?.message ?? "invalid task"}`,
-      { field },
-    );
-  }
-  const { task_id, corrupted, gold, entry_point, tests, runtime } = parsed.data;
+  const { task_id, corrupted, gold, entry_point, tests, runtime } = parseRow(
+    TaskRowSchema,
+    row,
+    "invalid task",
+  );
   const runnerTests = testsFromRow(tests, entry_point);
   return {
     taskId: task_id,

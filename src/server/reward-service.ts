@@ -13,7 +13,7 @@
  *   here) is `INTERNAL` with a generic message, reported to `onInternalError`, and the server keeps serving.
  *
  * Why one long file: the validation of every wire field lives beside the handlers that need it (request
- * schemas beside their handler, STYLE.md), so the whole wire → input mapping reads in one place.
+ * schemas beside their handler, CONTRIBUTING.md#house-rules), so the whole wire → input mapping reads in one place.
  */
 import { create } from "@bufbuild/protobuf";
 import type {

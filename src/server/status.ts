@@ -1,5 +1,5 @@
 /**
- * THE one place where errors become gRPC statuses (STYLE.md, "Errors"). Handlers, the health service and
+ * THE one place where errors become gRPC statuses (CONTRIBUTING.md#house-rules, "Errors"). Handlers, the health service and
  * the auth interceptor never build a status themselves: they throw or pass a {@link MineditError} (or
  * call {@link unauthenticatedStatus}) and this module decides the code, the message and the metadata.
  *

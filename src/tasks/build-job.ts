@@ -8,12 +8,13 @@ import { dirname } from "node:path";
 import type { SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { Progress } from "../io/progress.js";
+import { formatJson } from "../io/report-files.js";
 import type { StdIo } from "../io/std-io.js";
 import { createConfiguredSandbox } from "../sandbox/create.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { type BuildOptions, type BuildSummary, buildTasks } from "./build.js";
 import { openSourceText } from "./importers/import-file.js";
-import { formatJson, reportTaskFile } from "./task-set.js";
+import { reportTaskFile } from "./task-set.js";
 
 /** What to build, validated (the CLI's flags). `onlyFile` lists the problem ids to build (`--only`). */
 export type TaskBuildRequest = Omit<
@@ -63,7 +64,7 @@ export async function runTaskBuild(request: TaskBuildRequest, io: StdIo): Promis
   const only = request.onlyFile === undefined ? undefined : await readIdList(request.onlyFile);
   let sandbox: Sandbox;
   try {
-    sandbox = await createConfiguredSandbox(request.sandboxConfig, (message) =>
+    sandbox = await createConfiguredSandbox(request.sandboxConfig, request.limits, (message) =>
       io.stderr.write(`minedit tasks build: ${message}\n`),
     );
   } catch (error) {

@@ -41,6 +41,7 @@ import { PySyntaxError } from "../core/python/syntax-error.js";
 import { TokenizeError } from "../core/python/tokenize.js";
 import type { RejectionCounts, RejectionReason } from "../core/task-stats.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { taskSetPaths } from "../io/report-files.js";
 import { runPythonTests, type TestOutcome } from "../runners/python.js";
 import { DEFAULT_RUNTIME } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, Sandbox } from "../sandbox/sandbox.js";
@@ -55,7 +56,6 @@ import {
   recoverTaskSet,
   type TaskCorruption,
   type TaskDomain,
-  taskSetPaths,
 } from "./task-set.js";
 
 export type BuildOptions = {

@@ -25,6 +25,7 @@ import {
   type TaskReport,
 } from "../core/task-stats.js";
 import { isMineditError } from "../errors.js";
+import { taskSetPaths } from "../io/report-files.js";
 import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ImportFormat, ProblemTests } from "./importers/types.js";
 
@@ -85,17 +86,6 @@ export type BuildLogEntry = {
   note?: string;
   settings?: BuildSettings;
 };
-
-/** The files that go with a task file. */
-export function taskSetPaths(taskFile: string): { log: string; reportMarkdown: string; reportJson: string } {
-  const base = taskFile.replace(/\.jsonl$/, "");
-  return { log: `${base}.build.log`, reportMarkdown: `${base}.report.md`, reportJson: `${base}.report.json` };
-}
-
-/** `FILE.md` → `FILE.json` (any other name gets `.json` appended): where `--report` puts the JSON. */
-export function jsonReportPath(markdownPath: string): string {
-  return markdownPath.endsWith(".md") ? `${markdownPath.slice(0, -3)}.json` : `${markdownPath}.json`;
-}
 
 /** Key of a (problem, split) pair: the unit the builder processes, skips and logs. */
 export function problemKey(problemId: string, split: string): string {
@@ -343,38 +333,6 @@ export async function recoverTaskSet(
     tornLine,
     bad: [],
   };
-}
-
-/** Line width of the repository's formatter (biome.json), which also checks the committed reports. */
-const JSON_LINE_WIDTH = 110;
-
-/**
- * `value` as indented JSON laid out the way the repository's formatter (Biome) lays it out, so a
- * committed report stays formatted when rebuilt: objects one key per line, arrays of plain values on
- * one line when that line fits, otherwise one element per line. Ends with a newline.
- */
-export function formatJson(value: unknown): string {
-  const layout = (item: unknown, indent: string, prefix: number): string => {
-    if (item === null || typeof item !== "object") return JSON.stringify(item) ?? "null";
-    const inner = `${indent}  `;
-    if (Array.isArray(item)) {
-      if (item.length === 0) return "[]";
-      if (item.every((x) => x === null || typeof x !== "object")) {
-        const flat = `[${item.map((x) => JSON.stringify(x)).join(", ")}]`;
-        // +1 for a trailing comma after the value.
-        if (prefix + flat.length + 1 <= JSON_LINE_WIDTH) return flat;
-      }
-      return `[\n${item.map((x) => `${inner}${layout(x, inner, inner.length)}`).join(",\n")}\n${indent}]`;
-    }
-    const entries = Object.entries(item).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return "{}";
-    const lines = entries.map(([key, v]) => {
-      const head = `${inner}${JSON.stringify(key)}: `;
-      return `${head}${layout(v, inner, head.length)}`;
-    });
-    return `{\n${lines.join(",\n")}\n${indent}}`;
-  };
-  return `${layout(value, "", 0)}\n`;
 }
 
 /** Appends `\n` to a non-empty file that does not end with one. */

@@ -1,6 +1,6 @@
 /**
  * The piscina pool that runs normalization, tokenization, cognitive complexity and Levenshtein work
- * (docs/design.md design card).
+ * (docs/design.md#the-design-card).
  *
  * Work is sent per task group: all rollouts of one (C, G, reward config) go to one worker call, so C and
  * G are normalized (and CC(G) measured) once per group (and cached per worker across batches), and

@@ -3,7 +3,7 @@
  * whole batch of lines of a rollout file for `minedit score --no-exec` (`scoreRows`: reading, validating
  * and writing the rows here too, so that the main thread only moves text). Validates nothing beyond shape
  * (the pool builds the job), calls the pure core, and returns a plain `{ ok, value | code, message }`
- * because structured clone drops error subclasses (STYLE.md).
+ * because structured clone drops error subclasses (CONTRIBUTING.md#house-rules).
  */
 import { createHash } from "node:crypto";
 import { threadId } from "node:worker_threads";

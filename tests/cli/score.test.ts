@@ -122,11 +122,8 @@ let expected: {
 
 let scratch: string;
 
+// The CLI and its worker pool run from dist/, built once by the global setup (tests/setup/build-dist.ts).
 beforeAll(() => {
-  // The CLI and its worker pool run from dist/.
-  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, encoding: "utf8" });
-  expect(build.stdout + build.stderr).toBe("");
-  expect(build.status).toBe(0);
   const [addPerfect, addUnchanged, addOveredit, maxPerfect, maxUnchanged] = oracle([
     { program: ADD_GOLD, ...ADD },
     { program: ADD_CORRUPT, ...ADD },

@@ -7,7 +7,7 @@
  * endpoint is also called from Node's fetch.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,10 +42,7 @@ beforeAll(async () => {
         "python3-grpcio and python3-protobuf (scripts/ensure-system.sh does it as root)",
     );
   }
-  if (!existsSync(join(ROOT, "dist/workers/metrics-worker.js"))) {
-    const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
-    if (build.status !== 0) throw new Error("build failed");
-  }
+  // The server runs its metrics pool from dist/, built once by the global setup (tests/setup/build-dist.ts).
   workDir = mkdtempSync(join(tmpdir(), "minedit-python-client-"));
   const infraTasks = join(workDir, "infra-tasks.jsonl");
   // Assert-style tests without check(candidate): unusable whatever the candidate, so INFRA_ERROR.

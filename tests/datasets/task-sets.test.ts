@@ -17,14 +17,9 @@ import { revertCorruptions } from "../../src/core/corruption/engine.js";
 import { IN_DOMAIN_FAMILIES } from "../../src/core/corruption/in-domain/index.js";
 import { OOD_FAMILIES } from "../../src/core/corruption/ood/index.js";
 import type { AppliedCorruption } from "../../src/core/corruption/types.js";
+import { formatJson, taskSetPaths } from "../../src/io/report-files.js";
 import { TaskStore } from "../../src/scoring/task-store.js";
-import {
-  type BuildLogEntry,
-  type BuiltTaskRow,
-  formatJson,
-  reportTaskFile,
-  taskSetPaths,
-} from "../../src/tasks/task-set.js";
+import { type BuildLogEntry, type BuiltTaskRow, reportTaskFile } from "../../src/tasks/task-set.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const scratch = mkdtempSync(join(tmpdir(), "minedit-task-sets-"));

@@ -163,7 +163,7 @@ describe("deploy/ manifests", () => {
     expect(quantity(c.resources.requests.cpu)).toBe(slots);
     expect(quantity(c.resources.limits.cpu)).toBe(slots);
     expect(quantity(c.resources.limits.memory)).toBeGreaterThanOrEqual(
-      slots * workerConfig.sandbox.memoryBytes,
+      slots * workerConfig.limits.tests.memoryBytes,
     );
     // Draining lets a run at the calibration's wall ceiling finish.
     expect(worker.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(
@@ -237,11 +237,13 @@ describe("deploy/ manifests", () => {
     );
   });
 
-  test("kubectl kustomize renders the kustomization offline (when kubectl is installed)", (context) => {
+  test("kubectl kustomize renders the kustomization offline", (context) => {
     const probe = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" });
     if (probe.error !== undefined) {
-      context.skip();
-      return;
+      // scripts/ensure-system.sh installs it (Debian's kubernetes-client), so CI always renders.
+      context.skip(
+        `kubectl cannot run (${probe.error.message}): install Debian's kubernetes-client (scripts/ensure-system.sh does, as root)`,
+      );
     }
     const rendered = spawnSync("kubectl", ["kustomize", DEPLOY], { encoding: "utf8", timeout: 60_000 });
     expect(rendered.status, rendered.stderr).toBe(0);

@@ -9,15 +9,15 @@
  *   tokenize failing on the body);
  * - the standard library: every module under 20,000 characters and the first four defs of every file
  *   (cut out by tests/oracle/def_segments.py), each paired with a small edit made by the oracle;
- * - the paper's 400 tasks, gold against corrupted, read at run time from the nreHieW/fyp mirror (never
- *   copied into the project). Without the mirror that part FAILS, saying so.
+ * - the paper's 400 tasks, gold against corrupted, read at run time from MINEDIT_FYP_DIR, a copy of
+ *   nreHieW/fyp (never copied into the project: tests/setup/external-data.ts). Without it that part is
+ *   skipped, with the reason, in the run's skip list.
  *
  * The bar is exact: equal token lists, equal emptiness, equal distances (the same integer ratio).
  * (Checked during development against the paper's own functions, run from a copy outside the project:
  * the oracle agreed on all 2,527 pairs of these corpora.)
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -29,12 +29,12 @@ import {
 } from "../../src/core/normalize.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { prepareTask } from "../../src/core/score-rollout.js";
+import { paperTasks } from "../setup/external-data.js";
+import { skipFor } from "../setup/skip.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ORACLE = join(here, "..", "oracle", "paper_body_scope.py");
 const INVENTORY = join(here, "..", "oracle", "stdlib_inventory.py");
-const PAPER_MIRROR = "/work/.mirror/nreHieW+fyp/repo";
-const PAPER_TASKS = "data/questions/corrupted_solutions_manual_easy_400.jsonl";
 
 type Pair = { id: string; a: string; b: string };
 type OracleRecord =
@@ -209,46 +209,37 @@ describe("function_body scope vs the paper's rules: the standard library, mutate
   });
 });
 
-const HAS_MIRROR = existsSync(PAPER_MIRROR);
-if (!HAS_MIRROR)
-  process.stderr.write(
-    `paper-body-scope: the nreHieW/fyp mirror is absent (${PAPER_MIRROR}): the paper's 400 tasks are NOT compared (the test is reported as skipped)\n`,
-  );
+/** The paper's 400 tasks (MINEDIT_FYP_DIR), or why they are not on this machine. */
+const PAPER = paperTasks();
 
-describe("function_body scope vs the paper's rules: the paper's 400 tasks (nreHieW/fyp mirror)", () => {
-  // Skipped, by name and on stderr, on a machine without the paper's repository: the tasks are never
-  // copied into this one (the hand-written and standard-library cases above still run everywhere).
-  test.skipIf(!HAS_MIRROR)(
-    "gold against corrupted equals the oracle on every task",
-    async () => {
-      const show = spawnSync("git", ["-C", PAPER_MIRROR, "show", `HEAD:${PAPER_TASKS}`], {
-        maxBuffer: 256 * 1024 * 1024,
-        encoding: "utf8",
+describe("function_body scope vs the paper's rules: the paper's 400 tasks (nreHieW/fyp)", () => {
+  // Skipped with its reason on a machine without the paper's repository: the tasks are never copied into
+  // this one (the hand-written and standard-library cases above still run everywhere).
+  test("gold against corrupted equals the oracle on every task", {
+    ...skipFor(PAPER.reason),
+    timeout: 600_000,
+  }, async () => {
+    const pairs = (PAPER.value ?? "")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line, i) => {
+        const task = JSON.parse(line) as { canonical_solution: string; corrupted_solution: string };
+        return { id: `task ${i}`, a: task.canonical_solution, b: task.corrupted_solution };
       });
-      expect(show.status, `git show ${PAPER_TASKS} failed: ${show.stderr}`).toBe(0);
-      const pairs = show.stdout
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-        .map((line, i) => {
-          const task = JSON.parse(line) as { canonical_solution: string; corrupted_solution: string };
-          return { id: `task ${i}`, a: task.canonical_solution, b: task.corrupted_solution };
-        });
-      expect(pairs).toHaveLength(400);
-      const records = new Map<string, OracleRecord>();
-      await runOracle(
-        pairs.map((pair) => JSON.stringify(pair)),
-        (record) => records.set(record.id, record),
-      );
-      const problems = pairs.flatMap((pair) => {
-        const record = records.get(pair.id);
-        const problem = record === undefined ? "no oracle record" : difference(pair, record);
-        return problem === null ? [] : [`${pair.id}: ${problem}`];
-      });
-      expect(problems).toEqual([]);
-      console.log(
-        `function_body vs oracle, the paper's tasks: ${pairs.length} pairs, ${problems.length} differ`,
-      );
-    },
-    600_000,
-  );
+    expect(pairs).toHaveLength(400);
+    const records = new Map<string, OracleRecord>();
+    await runOracle(
+      pairs.map((pair) => JSON.stringify(pair)),
+      (record) => records.set(record.id, record),
+    );
+    const problems = pairs.flatMap((pair) => {
+      const record = records.get(pair.id);
+      const problem = record === undefined ? "no oracle record" : difference(pair, record);
+      return problem === null ? [] : [`${pair.id}: ${problem}`];
+    });
+    expect(problems).toEqual([]);
+    console.log(
+      `function_body vs oracle, the paper's tasks: ${pairs.length} pairs, ${problems.length} differ`,
+    );
+  });
 });

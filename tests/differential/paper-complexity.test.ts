@@ -11,13 +11,14 @@
  * (empty files) are counted apart. Files CPython cannot decode are listed in known-undecodable.json.
  *
  * Also, when the paper's own 400 tasks are on this machine (nreHieW/fyp
- * `data/questions/corrupted_solutions_manual_easy_400.jsonl`, anywhere under ../shared/data/; never
- * copied into the project), every gold and corrupted program of them: the programs the paper's Added-CC
+ * `data/questions/corrupted_solutions_manual_easy_400.jsonl`, read at run time from MINEDIT_FYP_DIR or
+ * MINEDIT_DATA_DIR: tests/setup/external-data.ts; never copied into the project), every gold and
+ * corrupted program of them: the programs the paper's Added-CC
  * column is computed on. (Measured against the paper's own `compute_python_complexities` at commit
  * 5a4023e: 800 of 800 equal; SonarSource's rules agree on 203 of the 400 golds.)
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -25,6 +26,8 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { cognitiveComplexity } from "../../src/core/cognitive-complexity.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { parsePython } from "../../src/core/python/parse.js";
+import { paperTasks } from "../setup/external-data.js";
+import { skipFor } from "../setup/skip.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
@@ -222,22 +225,13 @@ describe("the paper variant equals the paper's visitor on the standard library",
   });
 });
 
-/** The paper's task file under ../shared/data/, if this machine has it. */
-function paperTaskFile(): string | null {
-  const data = join(root, "..", "shared", "data");
-  if (!existsSync(data)) return null;
-  const found = readdirSync(data, { recursive: true, encoding: "utf8" }).find((f) =>
-    f.endsWith("corrupted_solutions_manual_easy_400.jsonl"),
-  );
-  return found === undefined ? null : join(data, found);
-}
+/** The paper's 400 tasks (MINEDIT_FYP_DIR or MINEDIT_DATA_DIR), or why they are not on this machine. */
+const PAPER = paperTasks();
 
-const paperTasks = paperTaskFile();
-
-describe.skipIf(paperTasks === null)("the paper variant on the paper's own 400 tasks", () => {
+describe("the paper variant on the paper's own 400 tasks", skipFor(PAPER.reason), () => {
   test("every gold and corrupted program has exactly the paper's CC", async () => {
     await loadPythonGrammar();
-    const rows = readFileSync(paperTasks as string, "utf8")
+    const rows = (PAPER.value ?? "")
       .split("\n")
       .filter((line) => line.trim() !== "")
       .map(

@@ -7,19 +7,17 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Client, credentials } from "@grpc/grpc-js";
-import { beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { serviceConfig, taskFiles } from "../../src/cli/service-options.js";
 import { programTokens } from "../../src/core/normalize.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
 import { Verdict } from "../../src/gen/minedit/v1/reward_pb.js";
 import { demoRollouts, rewrittenProgram, scoreBatch } from "../../src/server/demo.js";
 import { startService } from "../../src/server/service.js";
-import { DOCKER_TESTS } from "../sandbox/backends.js";
+import { DOCKER_SKIP_REASON } from "../sandbox/backends.js";
+import { skipFor } from "../setup/skip.js";
 
-beforeAll(() => {
-  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error("build failed");
-}, 300_000);
+// `minedit demo` runs from dist/, built once by the global setup (tests/setup/build-dist.ts).
 
 /** The reward printed on a demo line. */
 const reward = (line: string) => Number(/reward\s+(-?\d+\.\d+)/.exec(line)?.[1]);
@@ -50,27 +48,26 @@ test("minedit demo scores the demo batch end to end", () => {
   for (const line of sample) expect(lines, "README sample line").toContain(line);
 }, 200_000);
 
-test.skipIf(!DOCKER_TESTS)(
-  "minedit demo --sandbox docker scores the demo batch exactly as the bwrap sandbox does",
-  () => {
-    const lines = (sandbox: string) => {
-      const run = spawnSync("node", ["bin/minedit.js", "demo", "--sandbox", sandbox], {
-        encoding: "utf8",
-        timeout: 240_000,
-      });
-      expect(run.status, run.stderr).toBe(0);
-      // Which rollout of a task runs and which reuses its result may differ: the verdicts and rewards may not.
-      return run.stdout
-        .trim()
-        .split("\n")
-        .map((l) => l.replace(/\s+\(cached\)$/, ""));
-    };
-    const docker = lines("docker");
-    expect(docker).toHaveLength(28);
-    expect(docker).toEqual(lines("bwrap"));
-  },
-  500_000,
-);
+test("minedit demo --sandbox docker scores the demo batch exactly as the bwrap sandbox does", {
+  ...skipFor(DOCKER_SKIP_REASON),
+  timeout: 500_000,
+}, () => {
+  const lines = (sandbox: string) => {
+    const run = spawnSync("node", ["bin/minedit.js", "demo", "--sandbox", sandbox], {
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    // Which rollout of a task runs and which reuses its result may differ: the verdicts and rewards may not.
+    return run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => l.replace(/\s+\(cached\)$/, ""));
+  };
+  const docker = lines("docker");
+  expect(docker).toHaveLength(28);
+  expect(docker).toEqual(lines("bwrap"));
+});
 
 test("the rewrite rollout of every shipped demo task passes its tests and scores below 0.1", async () => {
   await loadPythonGrammar();

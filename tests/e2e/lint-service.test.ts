@@ -1,11 +1,3 @@
-/**
- * Lint tasks end to end, nothing faked: startService with the lint task file tests/fixtures/lint/tasks.jsonl
- * (one Python, one C++, one Java task), the real sandbox, compilers and analyzers (Pylint, clang-tidy,
- * PMD), and a real grpc-js client. One ScoreBatch mixes lint rollouts of all three languages, an inline
- * lint task and a repair rollout. Slow by nature (each analyzer run takes seconds), so it is one batch,
- * scored on bwrap and then on Docker.
- */
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Client, credentials } from "@grpc/grpc-js";
@@ -19,8 +11,9 @@ import {
   Verdict,
 } from "../../src/gen/minedit/v1/reward_pb.js";
 import { type Service, startService } from "../../src/server/service.js";
-import { DOCKER_TESTS } from "../sandbox/backends.js";
+import { DOCKER_SKIP_REASON } from "../sandbox/backends.js";
 import { scoreBatch } from "../server/harness.js";
+import { skipFor } from "../setup/skip.js";
 
 const TASK_FILE = new URL("../fixtures/lint/tasks.jsonl", import.meta.url).pathname;
 type Row = { task_id: string; language: string; original: string; alerts: unknown[] };
@@ -136,9 +129,7 @@ let client: Client;
 let byId: Map<string, RolloutResult>;
 
 beforeAll(async () => {
-  // The metrics pool's worker (used by the repair rollout) runs from dist/.
-  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error("build failed");
+  // The metrics pool's worker (used by the repair rollout) runs from dist/, built by the global setup.
   const config = parseConfig({
     server: { port: 0 },
     pool: { threads: 1 },
@@ -233,7 +224,7 @@ describe("ScoreBatch with lint tasks", () => {
  * revisions' tests in warm containers of the stdlib, cpp and java images (scripts/ensure-docker.sh builds
  * them), every rollout scored exactly as on bwrap.
  */
-describe.skipIf(!DOCKER_TESTS)("ScoreBatch with lint tasks on the Docker backend", () => {
+describe("ScoreBatch with lint tasks on the Docker backend", skipFor(DOCKER_SKIP_REASON), () => {
   test("every rollout gets the verdict, tests, reward and lint components it gets on bwrap", async () => {
     const config = parseConfig({
       server: { port: 0 },

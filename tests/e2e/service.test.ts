@@ -1,8 +1,3 @@
-/**
- * The whole service, nothing faked: startService (metrics pool, bubblewrap sandbox, the shipped demo
- * tasks, the executing scorer, the grpc-js server on 127.0.0.1:0) and a real grpc-js client.
- */
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { Client, credentials, status } from "@grpc/grpc-js";
@@ -24,9 +19,8 @@ const fence = (code: string) => `\`\`\`python\n${code}\`\`\``;
 let engine: Service;
 let client: Client;
 
+// The service's metrics pool runs dist/workers/, built once by the global setup (tests/setup/build-dist.ts).
 beforeAll(async () => {
-  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error("build failed");
   const config = parseConfig({ server: { port: 0 }, pool: { threads: 2 }, sandbox: { wallTimeMs: 3000 } });
   engine = await startService(config, [DEFAULT_TASK_FILE], true);
   client = new Client(`127.0.0.1:${engine.server.port}`, credentials.createInsecure());

@@ -34,7 +34,7 @@ export function fnv(text: string): number {
   return hash;
 }
 
-/** The corrupted program a repair prompt shows (src/export/prompt.ts `userMessage`). */
+/** The corrupted program a repair prompt shows (src/core/prompt/repair-prompt.ts `userMessage`). */
 export function promptProgram(prompt: string): string | null {
   const match = /The function I have written so far is:\n```python\n([\s\S]*?)```\n\n/.exec(prompt);
   return match === null ? null : (match[1] as string);

@@ -1,12 +1,13 @@
 /**
  * The performance-retention suites: BigCodeBench's instruct prompts read at run time from
- * ../shared/data/bigcodebench/ (never copied into the repository), LiveCodeBench's released rows (a small
+ * MINEDIT_DATA_DIR (never copied into the repository: tests/setup/external-data.ts; skipped, with that
+ * reason, without it), LiveCodeBench's released rows (a small
  * fixture written like the release: public tests as JSON, private ones base64 + zlib + pickle), and one
  * suite run end to end through the sandbox: canonical solutions as the "model" pass, a wrong answer fails,
  * and Pass@1 counts both.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -21,9 +22,13 @@ import {
   unpickleString,
 } from "../../src/eval/retention.js";
 import type { StdIo } from "../../src/io/std-io.js";
+import { bigCodeBenchFile } from "../setup/external-data.js";
+import { skipFor } from "../setup/skip.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const BIGCODEBENCH = join(ROOT, "..", "shared", "data", "bigcodebench", "BigCodeBench.jsonl.gz");
+/** BigCodeBench's release file (MINEDIT_DATA_DIR), or why it is not on this machine. */
+const BCB = bigCodeBenchFile();
+const BIGCODEBENCH = BCB.value ?? "";
 const LIVECODEBENCH = join(ROOT, "tests", "fixtures", "eval", "livecodebench.jsonl");
 
 let dir: string;
@@ -60,96 +65,92 @@ function captured(): { io: StdIo; out: () => string; err: () => string } {
 }
 
 describe("BigCodeBench", () => {
-  it.runIf(existsSync(BIGCODEBENCH))(
-    "takes the standard-library problems, lists the others as needing the runtime",
-    { timeout: 60_000 },
-    async () => {
-      const set = await loadBigCodeBench(BIGCODEBENCH, { runtimeInstalled: false, limit: 200 });
-      expect(set.tasks.length + set.excluded.length).toBe(200);
-      expect(set.tasks.length).toBeGreaterThan(30);
-      expect(set.excluded.every((e) => /bigcodebench task runtime is not installed/.test(e.reason))).toBe(
-        true,
-      );
-      const first = set.tasks[0];
-      expect(first?.taskId).toBe("bigcodebench/BigCodeBench/0");
-      expect(first?.domain).toBe("retention:bigcodebench");
-      expect(first?.messages).toHaveLength(1);
-      expect(first?.messages[0]?.content.startsWith(`${BIGCODEBENCH_INSTRUCTION}\n\`\`\`\n`)).toBe(true);
-      expect(set.rows[0]).toMatchObject({
-        corrupted: "",
-        tests: { style: "unittest" },
-        source: "bigcodebench",
-      });
-      expect(set.rows.every((r) => r.runtime === undefined)).toBe(true);
+  it("takes the standard-library problems, lists the others as needing the runtime", {
+    ...skipFor(BCB.reason),
+    timeout: 60_000,
+  }, async () => {
+    const set = await loadBigCodeBench(BIGCODEBENCH, { runtimeInstalled: false, limit: 200 });
+    expect(set.tasks.length + set.excluded.length).toBe(200);
+    expect(set.tasks.length).toBeGreaterThan(30);
+    expect(set.excluded.every((e) => /bigcodebench task runtime is not installed/.test(e.reason))).toBe(true);
+    const first = set.tasks[0];
+    expect(first?.taskId).toBe("bigcodebench/BigCodeBench/0");
+    expect(first?.domain).toBe("retention:bigcodebench");
+    expect(first?.messages).toHaveLength(1);
+    expect(first?.messages[0]?.content.startsWith(`${BIGCODEBENCH_INSTRUCTION}\n\`\`\`\n`)).toBe(true);
+    expect(set.rows[0]).toMatchObject({
+      corrupted: "",
+      tests: { style: "unittest" },
+      source: "bigcodebench",
+    });
+    expect(set.rows.every((r) => r.runtime === undefined)).toBe(true);
 
-      const all = await loadBigCodeBench(BIGCODEBENCH, { runtimeInstalled: true, limit: 50 });
-      expect(all.excluded).toEqual([]);
-      expect(all.tasks).toHaveLength(50);
-      expect(all.rows.some((r) => r.runtime === "bigcodebench")).toBe(true);
-    },
-  );
+    const all = await loadBigCodeBench(BIGCODEBENCH, { runtimeInstalled: true, limit: 50 });
+    expect(all.excluded).toEqual([]);
+    expect(all.tasks).toHaveLength(50);
+    expect(all.rows.some((r) => r.runtime === "bigcodebench")).toBe(true);
+  });
 
-  it.runIf(existsSync(BIGCODEBENCH))(
-    "runs end to end: gated, generated from candidates, scored in the sandbox",
-    { timeout: 120_000 },
-    async () => {
-      // The first 6 problems: canonical solutions, and a wrong program for BigCodeBench/1 (standard library).
-      const rows = gunzipSync(readFileSync(BIGCODEBENCH))
-        .toString("utf8")
-        .split("\n")
-        .slice(0, 6)
-        .map((l) => JSON.parse(l) as Record<string, string>);
-      const candidates = rows.map((r, i) => ({
-        task_id: `bigcodebench/${r.task_id}`,
-        completion:
-          i === 1
-            ? "```python\ndef task_func(*args, **kwargs):\n    return None\n```"
-            : `\`\`\`python\n${r.complete_prompt}${r.canonical_solution}\n\`\`\``,
-      }));
-      const file = join(dir, "bcb-candidates.jsonl");
-      writeFileSync(file, candidates.map((c) => JSON.stringify(c)).join("\n"));
-      writeFileSync(join(dir, "config.json"), JSON.stringify({ tasks: { gateCacheDir: join(dir, "gate") } }));
-      const out = join(dir, "bcb-run");
-      const { io, err } = captured();
-      const status = await main(
-        [
-          "eval",
-          "run",
-          "--bigcodebench",
-          BIGCODEBENCH,
-          "--bigcodebench-limit",
-          "6",
-          "--wall-time-ms",
-          "4000",
-          "--candidates",
-          file,
-          "--out",
-          out,
-          "--resamples",
-          "200",
-          "--config",
-          join(dir, "config.json"),
-          "--concurrency",
-          "2",
-          "--threads",
-          "1",
-        ],
-        io,
-      );
-      expect(status, err()).toBe(0);
-      const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
-      const suite = report.runs[0].retention.bigcodebench;
-      const evaluated = report.runs[0].tasks.evaluated as number;
-      expect(suite.tasks).toBe(evaluated);
-      // Every task the gate served passes with its canonical solution, except the one wrong answer.
-      expect(suite.outcomes.PASSED).toBe(evaluated - 1);
-      expect(suite.pass_at_1.estimate).toBeCloseTo((evaluated - 1) / evaluated, 12);
-      expect(report.runs[0].tasks.excluded.length).toBe(6 - evaluated);
-      expect(report.runs[0].tasks.excluded.map((e: { task_id: string }) => e.task_id)).not.toContain(
-        "bigcodebench/BigCodeBench/1",
-      );
-    },
-  );
+  it("runs end to end: gated, generated from candidates, scored in the sandbox", {
+    ...skipFor(BCB.reason),
+    timeout: 120_000,
+  }, async () => {
+    // The first 6 problems: canonical solutions, and a wrong program for BigCodeBench/1 (standard library).
+    const rows = gunzipSync(readFileSync(BIGCODEBENCH))
+      .toString("utf8")
+      .split("\n")
+      .slice(0, 6)
+      .map((l) => JSON.parse(l) as Record<string, string>);
+    const candidates = rows.map((r, i) => ({
+      task_id: `bigcodebench/${r.task_id}`,
+      completion:
+        i === 1
+          ? "```python\ndef task_func(*args, **kwargs):\n    return None\n```"
+          : `\`\`\`python\n${r.complete_prompt}${r.canonical_solution}\n\`\`\``,
+    }));
+    const file = join(dir, "bcb-candidates.jsonl");
+    writeFileSync(file, candidates.map((c) => JSON.stringify(c)).join("\n"));
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ tasks: { gateCacheDir: join(dir, "gate") } }));
+    const out = join(dir, "bcb-run");
+    const { io, err } = captured();
+    const status = await main(
+      [
+        "eval",
+        "run",
+        "--bigcodebench",
+        BIGCODEBENCH,
+        "--bigcodebench-limit",
+        "6",
+        "--wall-time-ms",
+        "4000",
+        "--candidates",
+        file,
+        "--out",
+        out,
+        "--resamples",
+        "200",
+        "--config",
+        join(dir, "config.json"),
+        "--concurrency",
+        "2",
+        "--threads",
+        "1",
+      ],
+      io,
+    );
+    expect(status, err()).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+    const suite = report.runs[0].retention.bigcodebench;
+    const evaluated = report.runs[0].tasks.evaluated as number;
+    expect(suite.tasks).toBe(evaluated);
+    // Every task the gate served passes with its canonical solution, except the one wrong answer.
+    expect(suite.outcomes.PASSED).toBe(evaluated - 1);
+    expect(suite.pass_at_1.estimate).toBeCloseTo((evaluated - 1) / evaluated, 12);
+    expect(report.runs[0].tasks.excluded.length).toBe(6 - evaluated);
+    expect(report.runs[0].tasks.excluded.map((e: { task_id: string }) => e.task_id)).not.toContain(
+      "bigcodebench/BigCodeBench/1",
+    );
+  });
 });
 
 describe("LiveCodeBench", () => {

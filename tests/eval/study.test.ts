@@ -203,8 +203,6 @@ describe("a study of runs from a local endpoint", () => {
   const runs: string[] = [];
 
   beforeAll(async () => {
-    const build = await runProcess("npm", ["run", "build"]);
-    expect(build.status, build.stderr).toBe(0);
     const seeded = writeSeedTasks(dir, TASKS);
     ({ taskFile, config } = seeded);
     const tasks = seeded.tasks;

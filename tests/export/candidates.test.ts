@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { fileWriter, ParquetWriter } from "hyparquet-writer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { promptMessages } from "../../src/core/prompt/repair-prompt.js";
 import { verlSchema } from "../../src/export/format-verl.js";
-import { promptMessages } from "../../src/export/prompt.js";
 import {
   type DemoTask,
   demoTask,

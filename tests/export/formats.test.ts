@@ -16,7 +16,8 @@ import {
 } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { promptId, promptMessages, pythonBlock, SYSTEM_PROMPT } from "../../src/export/prompt.js";
+import { promptId } from "../../src/core/prompt/message.js";
+import { promptMessages, pythonBlock, SYSTEM_PROMPT } from "../../src/core/prompt/repair-prompt.js";
 import {
   DEMO_TASKS,
   type DemoTask,

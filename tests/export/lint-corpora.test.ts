@@ -14,14 +14,14 @@ import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLintSandbox } from "../../src/analyzers/linter.js";
-import { alqMessages, codeBlock, LINT_REQUIREMENTS, qaMessages } from "../../src/export/lint-prompt.js";
+import { alqMessages, codeBlock, LINT_REQUIREMENTS, qaMessages } from "../../src/core/prompt/lint-prompt.js";
+import { type Message, promptId } from "../../src/core/prompt/message.js";
 import {
   compareLintCandidates,
   LINT_REJECTIONS,
   type LintCandidate,
   selectLintRevision,
 } from "../../src/export/lint-selection.js";
-import { type Message, promptId } from "../../src/export/prompt.js";
 import { clangTidyFix } from "../../src/lint/clang-tidy-fix.js";
 import { runCppTests } from "../../src/runners/cpp.js";
 import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";

@@ -5,7 +5,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { PROMPT_STYLES, promptId, promptMessages, promptText, userMessage } from "../../src/export/prompt.js";
+import { promptId, promptText } from "../../src/core/prompt/message.js";
+import { PROMPT_STYLES, promptMessages, userMessage } from "../../src/core/prompt/repair-prompt.js";
 import { assignSplit, parseSplitSpec, problemPosition } from "../../src/export/splits.js";
 
 const CORRUPTED = "def add(a, b):\n    return a - b\n";

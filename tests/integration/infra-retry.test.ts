@@ -1,12 +1,3 @@
-/**
- * A run the sandbox breaks is retried on a fresh sandbox before the rollout is INFRA_ERROR
- * (`sandbox.infraRetries`, src/scoring/rollout-scorer.ts), because most trainers cannot mask a sample;
- * tests that cannot be used are never retried. The sandbox is the real bubblewrap backend; only its first
- * run(s) are made to fail, as a sandbox that could not start does (MineditError Unavailable).
- */
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.js";
 import { ErrorCode, MineditError } from "../../src/errors.js";
@@ -17,8 +8,6 @@ import type { RolloutInput, RolloutOutput } from "../../src/scoring/rollout.js";
 import { ExecutingRolloutScorer } from "../../src/scoring/rollout-scorer.js";
 import { TaskStore } from "../../src/scoring/task-store.js";
 import { MetricsPool } from "../../src/workers/metrics-pool.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
  * The real sandbox, whose first `failures` test runs (the runs of a candidate program; the harness's own
@@ -78,11 +67,8 @@ const TASK = {
 let pool: MetricsPool;
 let real: BwrapSandbox;
 
+// The pool runs dist/workers/, built once by the global setup (tests/setup/build-dist.ts).
 beforeAll(async () => {
-  if (!existsSync(`${ROOT}/dist/workers/metrics-worker.js`)) {
-    const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
-    if (build.status !== 0) throw new Error("build failed");
-  }
   pool = new MetricsPool(1);
   real = await createBwrapSandbox();
 }, 120_000);

@@ -1,10 +1,3 @@
-/**
- * The piscina pool (real worker threads running the built worker): batch results equal the pure core's,
- * come back in request order, duplicates are fanned out, and a task with invalid Python is reported per
- * rollout instead of failing the batch; the workers' program caches and score memos answer programs seen in
- * earlier calls; a batch of rollout-file lines is read, scored and written in a worker (`scoreRows`).
- */
-import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfig } from "../../src/config.js";
 import { loadPythonGrammar } from "../../src/core/python/grammar.js";
@@ -29,12 +22,11 @@ const requests: MetricsRequest[] = completions.map((completion) => ({ corrupted,
 
 let pool: MetricsPool;
 
+// The pool runs dist/workers/, built once by the global setup (tests/setup/build-dist.ts).
 beforeAll(async () => {
-  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error("build failed");
   await loadPythonGrammar();
   pool = new MetricsPool(2);
-}, 300_000);
+});
 
 afterAll(async () => {
   await pool.close();

@@ -1,12 +1,3 @@
-/**
- * Two things the executing scorer (src/scoring/rollout-scorer.ts) does across a batch and across calls,
- * with the real metrics pool and the real bubblewrap sandbox (wrapped only to record what it runs):
- * executions start slowest first (by the gold times the ground-truth gate measured), and outcomes are
- * remembered across calls by content (result-cache.ts) — never a TIMEOUT or an INFRA_ERROR.
- */
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.js";
 import type { TestOutcome } from "../../src/runners/python.js";
@@ -19,7 +10,6 @@ import { ExecutingRolloutScorer } from "../../src/scoring/rollout-scorer.js";
 import { type StoredTask, TaskStore } from "../../src/scoring/task-store.js";
 import { MetricsPool } from "../../src/workers/metrics-pool.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const fence = (code: string) => `\`\`\`python\n${code}\`\`\`\n`;
 
 /** The real sandbox; records the program of every test run, in the order they start. */
@@ -49,11 +39,8 @@ function storedTask(taskId: string, body: string): StoredTask {
 let pool: MetricsPool;
 let real: BwrapSandbox;
 
+// The pool runs dist/workers/, built once by the global setup (tests/setup/build-dist.ts).
 beforeAll(async () => {
-  if (!existsSync(`${ROOT}/dist/workers/metrics-worker.js`)) {
-    const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
-    if (build.status !== 0) throw new Error("build failed");
-  }
   pool = new MetricsPool(1);
   real = await createBwrapSandbox();
 }, 120_000);

@@ -1,14 +1,6 @@
-/**
- * The ground-truth gate (src/scoring/task-gate.ts) through a real scoring engine: every stored repair
- * task's gold and corrupted program run once in the real sandbox when the store loads; a task whose gold
- * fails or whose corrupted program passes is refused (FAILED_PRECONDITION when a rollout names it), the
- * verdicts are remembered on disk by content, and the gold's time calibrates each task's limits.
- */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
@@ -16,7 +8,6 @@ import type { RolloutOutput } from "../../src/scoring/rollout.js";
 import { type ScoringEngine, startScoringEngine } from "../../src/scoring/scoring-engine.js";
 import { calibratedLimits, goldFits, measuringLimits, refusal } from "../../src/scoring/task-gate.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const fence = (code: string) => `\`\`\`python\n${code}\`\`\`\n`;
 
 const check = "def check(candidate):\n    assert candidate(2, 3) == 5\n";
@@ -70,11 +61,8 @@ async function scoreOne(engine: ScoringEngine, taskId: string, completion: strin
   return outputs[0] as RolloutOutput;
 }
 
+// The engine's pool runs dist/workers/, built once by the global setup (tests/setup/build-dist.ts).
 beforeAll(() => {
-  if (!existsSync(join(ROOT, "dist/workers/metrics-worker.js"))) {
-    const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
-    if (build.status !== 0) throw new Error("build failed");
-  }
   dir = mkdtempSync(join(tmpdir(), "minedit-gate-"));
   cacheDir = join(dir, "cache");
   taskFile = join(dir, "tasks.jsonl");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test oracle for the `paper-generic` and `paper-explicit` prompts of src/export/prompt.ts: the chat
+"""Test oracle for the `paper-generic` and `paper-explicit` prompts of src/core/prompt/repair-prompt.ts: the chat
 messages the over-editing paper's evaluation code sent for one of its task rows, written here from our
 reading of nreHieW/fyp commit 5a4023e (`partial_edits/utils/prompts_utils.py`, zero-shot and without test
 cases, as `partial_edits/generate_solutions.py` runs it with `--generic` or `--is_explicit`; the model

@@ -1,10 +1,10 @@
 /**
  * Real parts for the queue tests: a `redis-server` of our own on a free loopback port (no persistence, so
  * a restart loses everything, the hardest case), and the built CLI (`bin/minedit.js serve --queue` fronts
- * and `worker`s) as separate processes, each started and killed by the test.
+ * and `worker`s) as separate processes, each started and killed by the test. The CLI runs from dist/,
+ * built once before any test file by the global setup (tests/setup/build-dist.ts).
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,17 +15,6 @@ import { type Rollout, RolloutSchema } from "../../src/gen/minedit/v1/reward_pb.
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = join(ROOT, "bin", "minedit.js");
-
-/** Builds dist/ when it is missing or older than the queue's sources (the tests run the built CLI). */
-export function ensureBuilt(): void {
-  const built = join(ROOT, "dist", "cli", "worker.js");
-  const newest = ["src/queue/queue-front.ts", "src/queue/queue-worker.ts", "src/cli/worker.ts"]
-    .map((file) => statSync(join(ROOT, file)).mtimeMs)
-    .reduce((a, b) => Math.max(a, b));
-  if (existsSync(built) && statSync(built).mtimeMs >= newest) return;
-  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
-  if (build.status !== 0) throw new Error("build failed");
-}
 
 /** A TCP port nobody listens on right now (127.0.0.1). */
 export function freePort(): Promise<number> {

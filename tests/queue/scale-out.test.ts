@@ -1,10 +1,14 @@
 /**
- * The queue mode with nothing faked (issue 17): our own redis-server, two fronts (`minedit serve --queue`)
- * and two workers (`minedit worker`) as separate processes of the built CLI on loopback, real gRPC
- * clients, real programs in the real sandbox. The programs sleep so that the tests can act while they
- * run: SIGKILL a worker mid-batch, send the same rollouts to both fronts at once, restart Redis mid-batch,
- * let a call's deadline pass, cancel a stream, kill a front and let its jobs' deadlines pass; last, one
- * process that is front and worker, and what the shared Redis cache keeps.
+ * The queue mode with nothing faked (issue 17): our own redis-server, fronts (`minedit serve --queue`) and
+ * workers (`minedit worker`) as separate processes of the built CLI on loopback, real gRPC clients, real
+ * programs in the real sandbox. The programs sleep so that the tests can act while they run: SIGKILL a
+ * worker mid-batch, send the same rollouts to both fronts at once, restart Redis mid-batch, let a call's
+ * deadline pass, cancel a stream, kill a front and let its jobs' deadlines pass; last, one process that is
+ * front and worker, and what the shared Redis cache keeps.
+ *
+ * Each test starts its own Redis (on a free port), fronts and workers, and stops them when it ends, so any
+ * one of them passes alone (`-t "<name>"`) and none depends on what another left behind. Waits poll the
+ * awaited condition (`until`), never a fixed time.
  *
  * Short BullMQ lock (2 s) and stalled check (0.5 s) so a dead worker's jobs move on quickly; the fronts'
  * in-process result cache is off so every repeat goes through Redis.
@@ -15,7 +19,7 @@ import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { status } from "@grpc/grpc-js";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import {
   type RolloutResult,
   type ScoreBatchResponse,
@@ -24,7 +28,6 @@ import {
 } from "../../src/gen/minedit/v1/reward_pb.js";
 import { callError, scoreBatch, scoreStream } from "../server/harness.js";
 import {
-  ensureBuilt,
   type Front,
   freePort,
   inspector,
@@ -40,17 +43,12 @@ import {
 const TASKS = join(process.cwd(), "datasets", "seed", "demo-tasks.jsonl");
 const WAIT = "minedit:executions:wait";
 const ACTIVE = "minedit:executions:active";
+const CALLERS = "minedit:executions:mx:callers:*";
 
 let dir: string;
-let redis: RedisProcess;
-let look: Redis;
 let config: string;
 let shortDeadlineConfig: string;
 let shortWallConfig: string;
-let frontA: Front;
-let frontB: Front;
-const workers: Proc[] = [];
-const others: Proc[] = [];
 let variant = 0;
 
 function writeConfig(
@@ -87,35 +85,85 @@ function expectAllPassed(response: ScoreBatchResponse, ids: string[]): RolloutRe
   return response.results;
 }
 
-beforeAll(async () => {
-  ensureBuilt();
+/** One test's own queue: its Redis, a client to look into it, and the processes it started. */
+type Cluster = {
+  redis: RedisProcess;
+  look: Redis;
+  fronts: Front[];
+  /** Workers, in start order (a test may stop and remove some). */
+  workers: Proc[];
+  /** Everything started, stopped when the test ends. */
+  started: Proc[];
+  clients: Front["client"][];
+  /** Starts a front on this cluster's Redis (stopped when the test ends). */
+  front(configFile: string, extra?: string[]): Promise<Front>;
+  /** Starts a worker on this cluster's Redis (stopped when the test ends). */
+  worker(): Promise<Proc>;
+};
+
+/**
+ * A Redis of the test's own on a free port, with `fronts` fronts (config, extra flags) and `workers`
+ * workers on it; all of it is stopped, and Redis killed, when the test ends (passed or not).
+ */
+async function cluster(fronts: readonly [string, string[]?][], workers: number): Promise<Cluster> {
+  const redis = new RedisProcess(await freePort());
+  const c: Cluster = {
+    redis,
+    look: inspector(redis.url),
+    fronts: [],
+    workers: [],
+    started: [],
+    clients: [],
+    async front(configFile, extra = []) {
+      const front = await startFront(redis.url, configFile, extra);
+      c.started.push(front.proc);
+      c.clients.push(front.client);
+      return front;
+    },
+    async worker() {
+      const worker = await startWorker(redis.url, config);
+      c.started.push(worker);
+      c.workers.push(worker);
+      return worker;
+    },
+  };
+  onTestFinished(async () => {
+    for (const client of c.clients) client.close();
+    await Promise.all(c.started.map((p) => p.stop()));
+    c.look.disconnect();
+    await redis.kill();
+  });
+  await redis.start();
+  c.fronts.push(...(await Promise.all(fronts.map(([file, extra]) => c.front(file, extra)))));
+  await Promise.all(Array.from({ length: workers }, () => c.worker()));
+  return c;
+}
+
+/** Whether every deadline the callers of queued jobs carry has passed (and there is at least one). */
+async function allDeadlinesPassed(look: Redis): Promise<boolean> {
+  const keys = await look.keys(CALLERS);
+  if (keys.length === 0) return false;
+  const deadlines = (await Promise.all(keys.map((key) => look.hvals(key)))).flat().map(Number);
+  return deadlines.length > 0 && deadlines.every((deadline) => deadline < Date.now());
+}
+
+beforeAll(() => {
+  // Config files only: every process and Redis belongs to one test.
   dir = mkdtempSync(join(tmpdir(), "minedit-queue-"));
   config = writeConfig("config.json", {});
   shortDeadlineConfig = writeConfig("short-deadline.json", { jobDeadlineMs: 2000 });
   // Limits travel in the job: this front's runs get 2 s of wall time (no CPU limit) on any worker.
   shortWallConfig = writeConfig("short-wall.json", {}, { wallTimeMs: 2000, cpuTimeMs: 0 });
-  redis = new RedisProcess(await freePort());
-  await redis.start();
-  look = inspector(redis.url);
-  [frontA, frontB] = await Promise.all([
-    startFront(redis.url, config, ["--openrlhf-port", "0"]),
-    startFront(redis.url, config),
-  ]);
-  workers.push(...(await Promise.all([startWorker(redis.url, config), startWorker(redis.url, config)])));
-}, 180_000);
+});
 
-afterAll(async () => {
-  frontA?.client.close();
-  frontB?.client.close();
-  await Promise.all([frontA?.proc.stop(), frontB?.proc.stop(), ...workers.map((w) => w.stop())]);
-  await Promise.all(others.map((p) => p.stop()));
-  look?.disconnect();
-  await redis?.kill();
+afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("two fronts, two workers, one Redis", () => {
+describe("fronts and workers on one Redis", () => {
   test("a batch through each front: every rollout answered once; the OpenRLHF endpoint goes through the queue too", async () => {
+    const { look, fronts } = await cluster([[config, ["--openrlhf-port", "0"]], [config]], 2);
+    const [frontA, frontB] = fronts as [Front, Front];
     const before = await stats(look);
     const a = distinctBatch("a", 3, 0.2);
     const b = distinctBatch("b", 3, 0.2);
@@ -152,6 +200,8 @@ describe("two fronts, two workers, one Redis", () => {
   });
 
   test("the same rollouts sent to both fronts at once run once", async () => {
+    const { look, fronts } = await cluster([[config], [config]], 2);
+    const [frontA, frontB] = fronts as [Front, Front];
     const before = await stats(look);
     const batch = distinctBatch("same", 4, 0.6);
     // A duplicate inside the batch too (the in-call dedupe), then the whole batch at both fronts.
@@ -172,6 +222,8 @@ describe("two fronts, two workers, one Redis", () => {
   });
 
   test("a worker SIGKILLed mid-batch loses nothing: its job runs on the other worker", async () => {
+    const { look, fronts, workers } = await cluster([[config]], 2);
+    const [frontA] = fronts as [Front];
     const before = await stats(look);
     const batch = distinctBatch("kill", 6, 1.5);
     const call = scoreBatch(frontA.client, { rollouts: batch });
@@ -190,16 +242,26 @@ describe("two fronts, two workers, one Redis", () => {
     expect(Date.now() - started).toBeGreaterThan(1500);
     const events = await look.xrange("minedit:executions:events", "-", "+");
     expect(events.some(([, fields]) => fields[1] === "stalled")).toBe(true);
-    // A replacement for the next tests.
-    workers.push(await startWorker(redis.url, config));
   });
 
   test("Redis restarted mid-batch: the batch completes; a call while it is down is UNAVAILABLE; then it recovers", async () => {
+    const { redis, look, fronts } = await cluster([[config], [config]], 2);
+    const [frontA, frontB] = fronts as [Front, Front];
     const batch = distinctBatch("restart", 4, 1.0);
     const call = scoreBatch(frontB.client, { rollouts: batch });
     await until("a job running", async () => (await look.llen(ACTIVE)) >= 1);
     await redis.kill();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Down until the fronts have seen it: front A refuses a call (front B's batch is still waiting).
+    await until("front A to refuse calls while Redis is down", async () => {
+      const error = await callError(
+        scoreBatch(
+          frontA.client,
+          { rollouts: distinctBatch("probe", 1, 0) },
+          { call: { deadline: Date.now() + 2000 } },
+        ),
+      );
+      return error.code === status.UNAVAILABLE;
+    });
     await redis.start();
     // Redis came back empty: the fronts add their lost jobs again and the workers run them.
     expectAllPassed(
@@ -227,9 +289,9 @@ describe("two fronts, two workers, one Redis", () => {
   });
 
   test("a call whose deadline passes withdraws: its waiting jobs are removed, nobody runs them", async () => {
-    // Down to one worker with one slot, so most of the batch is still waiting at the deadline.
-    while (workers.length > 1) await (workers.shift() as Proc).stop();
-    await until("one worker left", async () => (await look.llen(ACTIVE)) === 0);
+    // One worker with one slot, so most of the batch is still waiting at the deadline.
+    const { look, fronts } = await cluster([[config]], 1);
+    const [frontA] = fronts as [Front];
     const before = await stats(look);
     const batch = distinctBatch("cancel", 5, 1.0);
     const error = await callError(
@@ -245,7 +307,8 @@ describe("two fronts, two workers, one Redis", () => {
   });
 
   test("a cancelled call withdraws: its waiting jobs are removed, nobody runs them", async () => {
-    await until("no job running", async () => (await look.llen(ACTIVE)) === 0, 10_000);
+    const { look, fronts } = await cluster([[config]], 1);
+    const [frontB] = fronts as [Front];
     const before = await stats(look);
     const stream = scoreStream(frontB.client);
     const ended = new Promise<void>((resolve) => {
@@ -264,10 +327,9 @@ describe("two fronts, two workers, one Redis", () => {
   });
 
   test("the call's deadline travels with its jobs: a front killed with jobs queued, workers skip them once it passed", async () => {
-    const survivor = workers.shift() as Proc;
-    await survivor.stop();
-    const front = await startFront(redis.url, config);
-    others.push(front.proc);
+    // No worker yet: the jobs wait until the front is gone and their deadline has passed.
+    const { look, fronts, worker } = await cluster([[config]], 0);
+    const [front] = fronts as [Front];
     const before = await stats(look);
     const batch = distinctBatch("orphan", 3, 0.2);
     // The gRPC deadline (2.5 s) is what the jobs carry; queue.jobDeadlineMs (10 min) is only for calls
@@ -281,18 +343,16 @@ describe("two fronts, two workers, one Redis", () => {
     await front.proc.stop("SIGKILL");
     front.client.close();
     await call;
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    workers.push(await startWorker(redis.url, config));
+    await until("the jobs' deadline (the call's) to pass", () => allDeadlinesPassed(look), 10_000);
+    await worker();
     await until("the jobs taken", async () => (await look.llen(WAIT)) === 0);
     await until("three skipped", async () => (await stats(look)).skipped - before.skipped === 3);
     expect((await stats(look)).runs - before.runs).toBe(0);
   });
 
   test("a call without a deadline of its own (OpenRLHF HTTP) carries queue.jobDeadlineMs", async () => {
-    const worker = workers.shift() as Proc;
-    await worker.stop();
-    const front = await startFront(redis.url, shortDeadlineConfig, ["--openrlhf-port", "0"]);
-    others.push(front.proc);
+    const { look, fronts, worker } = await cluster([[shortDeadlineConfig, ["--openrlhf-port", "0"]]], 0);
+    const [front] = fronts as [Front];
     const before = await stats(look);
     const task = JSON.parse(readFileSync(TASKS, "utf8").split("\n")[1] as string) as { task_id: string };
     const prompt = "Repair this program.\n";
@@ -310,18 +370,17 @@ describe("two fronts, two workers, one Redis", () => {
     await front.proc.stop("SIGKILL");
     front.client.close();
     await post;
-    // queue.jobDeadlineMs is 2 s for that front.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    workers.push(await startWorker(redis.url, config));
+    // queue.jobDeadlineMs is 2 s for that front: the deadline its job carries.
+    await until("the job's deadline (queue.jobDeadlineMs) to pass", () => allDeadlinesPassed(look), 10_000);
+    await worker();
     await until("the job taken", async () => (await look.llen(WAIT)) === 0);
     await until("one skipped", async () => (await stats(look)).skipped - before.skipped === 1);
     expect((await stats(look)).runs - before.runs).toBe(0);
   });
 
   test("one process can be both (serve --queue --worker); the shared cache keeps deterministic verdicts only, with a TTL", async () => {
-    while (workers.length > 0) await (workers.shift() as Proc).stop();
-    const both = await startFront(redis.url, shortWallConfig, ["--worker"]);
-    others.push(both.proc);
+    const { look, front } = await cluster([], 0);
+    const both = await front(shortWallConfig, ["--worker"]);
     const passing = distinctBatch("both", 2, 0);
     // Sleeps past the 2 s wall limit: TIMEOUT, which depends on the load and is never cached.
     const slow = sleepyRollout("both-timeout", ++variant, 4);
@@ -349,7 +408,6 @@ describe("two fronts, two workers, one Redis", () => {
       [Verdict.TIMEOUT, false],
     ]);
     expect((await stats(look)).runs - before.runs).toBe(4);
-    both.client.close();
     expect(both.proc.output).toMatch(/and a worker here/);
   });
 });

@@ -11,11 +11,12 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
 import { reachableByOthers, reachableSource } from "../../src/sandbox/reachable-source.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionRequest } from "../../src/sandbox/sandbox.js";
+import { skipUnless } from "../setup/skip.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 5_000 };
 /** This checkout (the server's own files), wherever it lives: the isolation checks must target it. */
@@ -41,6 +42,17 @@ function processesWith(marker: string): string {
 }
 
 const marker = () => `mn${randomBytes(5).toString("hex")}`;
+
+/** Polls until a process whose name or command line has `marker` runs (the run under test has started). */
+async function untilRunning(marker: string): Promise<void> {
+  await vi.waitFor(
+    () => {
+      if (processesWith(marker) === "")
+        throw new Error(`waited 10 s for a process marked ${marker} to start`);
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+}
 
 describe("running programs", () => {
   test("files, argv, stdin, stdout, stderr and exit code", async () => {
@@ -191,8 +203,9 @@ describe("isolation", () => {
 
   // As root the sandbox runs as uid 65534, which cannot pass a 0700 directory: a checkout cloned into a
   // `mktemp -d` or a private home has its node_modules (PMD's jars, NLTK's data) behind one.
-  test.skipIf(process.getuid?.() !== 0)(
+  test(
     "as root, a bind source under a private directory is bound from a world-readable copy",
+    skipUnless(process.getuid?.() === 0, "runs only as root: the copy is made for the sandbox's uid 65534"),
     async () => {
       const home = mkdtempSync(join(tmpdir(), "minedit-private-")); // 0700, as mktemp -d makes it
       const host = join(home, "package");
@@ -361,14 +374,16 @@ describe("cancellation and failures of the sandbox", () => {
   test("aborting the signal kills the run promptly", async () => {
     const name = marker();
     const controller = new AbortController();
-    const started = performance.now();
-    setTimeout(() => controller.abort(), 300);
-    const r = await sandbox.run({
+    const running = sandbox.run({
       files: { "main.py": "import time\ntime.sleep(600)\n" },
       argv: ["python3", "main.py", name],
       limits,
       signal: controller.signal,
     });
+    await untilRunning(name);
+    const started = performance.now();
+    controller.abort();
+    const r = await running;
     expect(r.cancelled).toBe(true);
     expect(r.timedOut).toBe(false);
     expect(performance.now() - started).toBeLessThan(2_000);
@@ -424,7 +439,7 @@ describe("cancellation and failures of the sandbox", () => {
       argv: ["python3", "-c", "import time; time.sleep(600)", name],
       limits,
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilRunning(name);
     await own.close();
     await expect(running).rejects.toMatchObject({ code: ErrorCode.Unavailable });
     expect(processesWith(name)).toBe("");

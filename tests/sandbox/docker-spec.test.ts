@@ -5,7 +5,6 @@
  * and what a program inside sees: docker.test.ts and syscall-filter.test.ts.)
  */
 import { describe, expect, test } from "vitest";
-import { SANDBOX_ENV } from "../../src/sandbox/bwrap.js";
 import {
   containerOptions,
   isOrphan,
@@ -13,6 +12,7 @@ import {
   ownerLabel,
   ROLE_LABEL,
 } from "../../src/sandbox/docker-spec.js";
+import { SANDBOX_ENV } from "../../src/sandbox/sandbox-env.js";
 import { type DockerSeccompProfile, dockerSeccompProfile } from "../../src/sandbox/syscall-filter.js";
 import { DENIED_SYSCALLS } from "../../src/sandbox/syscall-policy.js";
 

@@ -12,7 +12,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Docker from "dockerode";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { parseConfig } from "../../src/config.js";
 import { type PythonTests, runPythonTests } from "../../src/runners/python.js";
 import { runtimeProblem } from "../../src/sandbox/create.js";
@@ -21,7 +21,9 @@ import { OWNER_LABEL, ownerLabel, ROLE_LABEL } from "../../src/sandbox/docker-sp
 import { DEFAULT_LIMITS, type ExecutionLimits } from "../../src/sandbox/sandbox.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
 import { TaskStore } from "../../src/scoring/task-store.js";
-import { createDockerSandbox, DOCKER_TESTS, dockerStdlibImage } from "./backends.js";
+import { skipFor } from "../setup/skip.js";
+import { createDockerSandbox, DOCKER_SKIP_REASON, dockerStdlibImage } from "./backends.js";
+import { GVISOR_SKIP_REASON } from "./gvisor.js";
 
 const docker = new Docker();
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, cpuTimeMs: 5000, wallTimeMs: 15_000 };
@@ -36,7 +38,7 @@ const mine = async () =>
     filters: { label: [`${OWNER_LABEL}=${ownerLabel(hostname(), process.pid)}`] },
   });
 
-describe.skipIf(!DOCKER_TESTS)("Docker backend", () => {
+describe("Docker backend", skipFor(DOCKER_SKIP_REASON), () => {
   let warm: WarmPythonSandbox;
 
   beforeAll(async () => {
@@ -253,7 +255,8 @@ except OSError:
               .catch(() => undefined);
           }
         }
-        await sleep(500);
+        // Polls for slot containers to kill (the retry starts a new one) until the run is over.
+        await sleep(100);
       }
     })();
     const hit = await runPythonTests(warm, sleeps, TESTS, limits);
@@ -282,10 +285,28 @@ except OSError:
         { slots: 2 },
       );
       const warmOnIt = sandbox;
+      // The daemon is crashed once the runs are under way (a fork server has forked a run: its container
+      // shows more processes than when idle), not after a guessed delay.
+      const onIt = new Docker({ socketPath: daemon.socket });
+      const processes = async () => {
+        let count = 0;
+        for (const c of await onIt.listContainers()) {
+          count +=
+            ((await onIt.getContainer(c.Id).top()) as { Processes?: unknown[] }).Processes?.length ?? 0;
+        }
+        return count;
+      };
+      const idle = await processes();
       const batch = Array.from({ length: 4 }, () =>
         runPythonTests(warmOnIt, "import time\ndef f():\n    time.sleep(3)\n    return 1\n", TESTS, limits),
       );
-      await sleep(1000);
+      await vi.waitFor(
+        async () => {
+          if ((await processes()) <= idle)
+            throw new Error(`waited 30 s for a run of the batch to start (${idle} processes when idle)`);
+        },
+        { timeout: 30_000, interval: 50 },
+      );
       daemon.crash();
       const hit = await Promise.all(batch);
       for (const o of hit) expect(o.verdict, o.detail).toBe("INFRA_ERROR");
@@ -370,15 +391,7 @@ async function privateDaemon(): Promise<{
   };
 }
 
-const runsc = spawnSync("docker", ["info", "--format", "{{json .Runtimes}}"], { encoding: "utf8" });
-const hasRunsc = DOCKER_TESTS && runsc.status === 0 && runsc.stdout.includes('"runsc"');
-if (DOCKER_TESTS && !hasRunsc) {
-  console.warn(
-    "skipped: gVisor — the Docker daemon has no runsc runtime (scripts/ensure-docker.sh adds it when installed)",
-  );
-}
-
-describe.skipIf(!hasRunsc)("Docker backend under gVisor (runsc)", () => {
+describe("Docker backend under gVisor (runsc)", skipFor(GVISOR_SKIP_REASON), () => {
   test.each([
     ["fresh containers", async () => createDockerSandbox({ ociRuntime: "runsc" })],
     [

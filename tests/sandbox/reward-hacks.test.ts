@@ -320,8 +320,7 @@ describe.each(BACKENDS)("%s", (backend, createSandbox, hasBigcodebench) => {
         if (usesLibraries(c)) {
           const missing = hasBigcodebench ? await libraryMissing : `${backend} has no bigcodebench image`;
           if (missing !== "") {
-            console.warn(`skipped on ${backend}: the case imports numpy/pandas/Jinja2: ${missing}`);
-            context.skip();
+            context.skip(`on ${backend}: the case imports numpy/pandas/Jinja2: ${missing}`);
           }
         }
         for (const [style, tests] of c.tests ?? NUMBERS) {
@@ -337,8 +336,7 @@ describe.each(BACKENDS)("%s", (backend, createSandbox, hasBigcodebench) => {
     async ([, , c], context) => {
       const missing = hasBigcodebench ? await libraryMissing : `${backend} has no bigcodebench image`;
       if (missing !== "") {
-        console.warn(`skipped: ${missing}`);
-        context.skip();
+        context.skip(`on ${backend}: ${missing}`);
       }
       for (const [style, tests] of NUMBERS) {
         await expectCaught(c.program, inItsRuntime(tests, c), style);

@@ -17,7 +17,9 @@ import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";
 import { loadSyscallFilter, type SyscallFilter } from "../../src/sandbox/syscall-filter.js";
 import { ARGUMENT_RULES, DENIED_SYSCALLS } from "../../src/sandbox/syscall-policy.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
-import { createDockerSandbox, DOCKER_TESTS } from "./backends.js";
+import { skipFor } from "../setup/skip.js";
+import { createDockerSandbox, DOCKER_SKIP_REASON } from "./backends.js";
+import { GVISOR_SKIP_REASON } from "./gvisor.js";
 
 const PYTHON = "/usr/bin/python3";
 const EPERM = 1;
@@ -197,14 +199,14 @@ function runBpf(bpf: Buffer, arch: number, nr: number, args?: readonly bigint[])
 const hasBwrap = spawnSync("bwrap", ["--version"]).status === 0;
 const hasBindings = spawnSync(PYTHON, ["-c", "import seccomp"]).status === 0;
 const x86_64 = process.arch === "x64";
-if (!hasBwrap || !hasBindings || !x86_64) {
-  console.warn(
-    `skipped: the syscall filter in bwrap (needs bwrap, python3-seccomp for ${PYTHON} and x86-64: ` +
-      `${hasBwrap}, ${hasBindings}, ${x86_64})`,
-  );
-}
+/** Why the filter cannot be tested on this machine (the skip reporter lists it), or undefined. */
+const FILTER_SKIP_REASON =
+  hasBwrap && hasBindings && x86_64
+    ? undefined
+    : `the syscall filter needs bwrap, python3-seccomp for ${PYTHON} and x86-64 ` +
+      `(here: bwrap ${hasBwrap}, python3-seccomp ${hasBindings}, x86-64 ${x86_64})`;
 
-describe.skipIf(!hasBwrap || !hasBindings || !x86_64)("the syscall filter under bwrap --seccomp", () => {
+describe("the syscall filter under bwrap --seccomp", skipFor(FILTER_SKIP_REASON), () => {
   let filter: SyscallFilter;
   let bpf: Buffer;
   /** Every denied syscall of x86-64 (libseccomp's numbers), and the conditioned ones. */
@@ -543,11 +545,10 @@ print("ok")
   });
 });
 
-describe.skipIf(!DOCKER_TESTS || !hasBindings || !x86_64)(
+describe(
   "the syscall filter as the Docker backend's seccomp profile",
+  skipFor(DOCKER_SKIP_REASON ?? (hasBindings && x86_64 ? undefined : FILTER_SKIP_REASON)),
   () => {
-    const runsc = spawnSync("docker", ["info", "--format", "{{json .Runtimes}}"], { encoding: "utf8" });
-    const hasRunsc = DOCKER_TESTS && runsc.status === 0 && runsc.stdout.includes('"runsc"');
     const sandboxes: DockerSandbox[] = [];
     const warm: WarmPythonSandbox[] = [];
     let nr: Record<string, number>;
@@ -609,22 +610,30 @@ print(json.dumps(out))
 
     const runtimes = [
       ["runc", undefined],
-      ...(hasRunsc ? ([["gVisor (runsc --oci-seccomp)", "runsc"]] as const) : []),
+      ["gVisor (runsc --oci-seccomp)", "runsc"],
     ] as const;
     for (const [label, ociRuntime] of runtimes) {
-      test(`${label}: a fresh container refuses the denied syscalls, threads and subprocesses run`, async () => {
-        const sandbox = await createDockerSandbox(ociRuntime === undefined ? {} : { ociRuntime });
-        sandboxes.push(sandbox);
-        const r = await sandbox.run({
-          files: {},
-          argv: ["python3", "-c", program, JSON.stringify(nr)],
-          limits,
-        });
-        expect(r.stderr).toBe("");
-        expect(JSON.parse(r.stdout)).toEqual(expected);
-      }, 300_000);
+      const options = {
+        ...skipFor(ociRuntime === "runsc" ? GVISOR_SKIP_REASON : undefined),
+        timeout: 300_000,
+      };
+      test(
+        `${label}: a fresh container refuses the denied syscalls, threads and subprocesses run`,
+        options,
+        async () => {
+          const sandbox = await createDockerSandbox(ociRuntime === undefined ? {} : { ociRuntime });
+          sandboxes.push(sandbox);
+          const r = await sandbox.run({
+            files: {},
+            argv: ["python3", "-c", program, JSON.stringify(nr)],
+            limits,
+          });
+          expect(r.stderr).toBe("");
+          expect(JSON.parse(r.stdout)).toEqual(expected);
+        },
+      );
 
-      test(`${label}: so does a program its warm fork server runs`, async () => {
+      test(`${label}: so does a program its warm fork server runs`, options, async () => {
         const base = await createDockerSandbox(ociRuntime === undefined ? {} : { ociRuntime });
         const pool = await WarmPythonSandbox.create(base, { slots: 1 });
         warm.push(pool);
@@ -635,7 +644,7 @@ print(json.dumps(out))
         });
         expect(r.stderr).toBe("");
         expect(JSON.parse(r.stdout)).toEqual(expected);
-      }, 300_000);
+      });
     }
   },
 );

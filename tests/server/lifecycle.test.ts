@@ -38,11 +38,10 @@ const slowRollout = (id: string, seconds: number) => ({
 });
 
 let dir: string;
+// dist/ (the CLI these tests spawn) is built once by the global setup (tests/setup/build-dist.ts).
 beforeAll(() => {
-  const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: ROOT, stdio: "inherit" });
-  if (build.status !== 0) throw new Error("build failed");
   dir = mkdtempSync(join(tmpdir(), "minedit-lifecycle-"));
-}, 300_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Child = {

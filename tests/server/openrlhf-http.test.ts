@@ -1,16 +1,7 @@
-/**
- * The OpenRLHF HTTP endpoint's own behaviour (request parsing, the prompt split, coalescing of concurrent
- * requests, INFRA_ERROR rewards, limits, aborts, TLS) on a real node:http server, with the clearly named
- * FAKE scorers of the gRPC server tests (and a few below) standing in for the engine, plus one real
- * engine for the end-of-turn case. The endpoint against the real engine with execution is in
- * tests/clients/python-client.test.ts (clients/python/tests/test_contract_openrlhf.py).
- */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { DEFAULT_TASK_FILE, serviceConfig } from "../../src/cli/service-options.js";
 import { parseConfig, type RewardOverride, type ServerConfig, ServerConfigSchema } from "../../src/config.js";
@@ -648,11 +639,7 @@ describe("OpenRLHF endpoint in front of a real engine (no execution)", () => {
   type Task = { task_id: string; gold: string };
   const task = JSON.parse(readFileSync(DEFAULT_TASK_FILE, "utf8").split("\n")[0] as string) as Task;
   beforeAll(async () => {
-    const root = fileURLToPath(new URL("../..", import.meta.url));
-    if (!existsSync(join(root, "dist/workers/metrics-worker.js"))) {
-      const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });
-      if (build.status !== 0) throw new Error("build failed");
-    }
+    // The engine's metrics pool runs dist/workers/, built by the global setup (tests/setup/build-dist.ts).
     engine = await startScoringEngine(parseConfig({ pool: { threads: 1 } }), [DEFAULT_TASK_FILE], false);
   });
   afterAll(async () => {

@@ -1,10 +1,3 @@
-/**
- * RewardService over a real grpc-js server and client (127.0.0.1:0): round trips, ordering, request
- * validation, error statuses, deadlines and cancellation. Scorers here are FAKES (see harness.ts): the
- * server layer is under test, the real scorer is tested elsewhere — except the last block, which checks
- * that `added_cc` reaches the client from the real metrics scorer (worker pool, no sandbox).
- */
-import { spawnSync } from "node:child_process";
 import { create } from "@bufbuild/protobuf";
 import { type Metadata, type MethodDefinition, status } from "@grpc/grpc-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -635,18 +628,16 @@ describe("added_cc in ScoreBatch components", () => {
   describe("from the real metrics scorer", () => {
     let pool: MetricsPool | undefined;
     beforeAll(() => {
-      // The pool runs the BUILT worker: build first, as the other pool tests do.
-      const build = spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { stdio: "inherit" });
-      if (build.status !== 0) throw new Error("build failed");
+      // The pool runs the BUILT worker, which the global setup builds (tests/setup/build-dist.ts).
       pool = new MetricsPool(1);
-    }, 300_000);
+    });
     afterAll(async () => {
       await pool?.close();
     });
 
     it("CC(M) − CC(G) reaches the client, and EDIT_PLUS_CC subtracts λcc·max(0, added_cc)", async () => {
       const config = parseConfig({});
-      const { wallTimeMs, memoryBytes, maxProcesses, maxFileBytes, maxOutputBytes } = config.sandbox;
+      const { wallTimeMs, memoryBytes, maxProcesses, maxFileBytes, maxOutputBytes } = config.limits.tests;
       const scorer = new ExecutingRolloutScorer({
         pool: pool as MetricsPool,
         sandbox: null, // metrics only: a program that parses passes

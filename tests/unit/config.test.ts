@@ -1,8 +1,11 @@
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import {
   ConfigSchema,
   DEFAULT_END_OF_TURN_MARKERS,
+  DEFAULT_LIMITS_CONFIG,
+  LimitsConfigSchema,
   mergeRewardOverride,
   parseConfig,
   type RewardConfig,
@@ -64,16 +67,81 @@ describe("parseConfig defaults", () => {
           cpusPerContainer: 1,
         },
         pythonPath: "/usr/bin/python3",
-        wallTimeMs: 10_000,
-        cpuTimeMs: 10_000,
-        memoryBytes: 1024 * 1024 * 1024,
-        maxProcesses: 64,
-        maxFileBytes: 16 * 1024 * 1024,
-        maxOutputBytes: 1024 * 1024,
         warmInterpreters: true,
         infraRetries: 1,
         resultCacheBytes: 64 * 1024 * 1024,
         executionConcurrency: 2 * availableParallelism(),
+      },
+      // The values each run had before the profiles (docs/sandbox.md#limits lists them too).
+      limits: {
+        tests: {
+          wallTimeMs: 10_000,
+          cpuTimeMs: 10_000,
+          memoryBytes: 1024 * 1024 * 1024,
+          maxProcesses: 64,
+          maxFileBytes: 16 * 1024 * 1024,
+          maxOutputBytes: 1024 * 1024,
+        },
+        compile: { wallTimeMs: 30_000 },
+        lintTests: {
+          wallTimeMs: 10_000,
+          memoryBytes: 1024 * 1024 * 1024,
+          maxProcesses: 64,
+          maxFileBytes: 16 * 1024 * 1024,
+          maxOutputBytes: 1024 * 1024,
+        },
+        pylint: {
+          wallTimeMs: 60_000,
+          wallTimePerFileMs: 20_000,
+          memoryBytes: 2 * 1024 * 1024 * 1024,
+          maxProcesses: 16,
+          maxFileBytes: 16 * 1024 * 1024,
+          maxOutputBytes: 64 * 1024 * 1024,
+        },
+        clangTidy: {
+          wallTimeMs: 30_000,
+          wallTimePerFileMs: 120_000,
+          memoryBytes: 4 * 1024 * 1024 * 1024,
+          maxProcesses: 16,
+          maxFileBytes: 16 * 1024 * 1024,
+          maxOutputBytes: 64 * 1024 * 1024,
+        },
+        pmd: {
+          wallTimeMs: 180_000,
+          wallTimePerFileMs: 5_000,
+          memoryBytes: 1024 * 1024 * 1024,
+          maxProcesses: 64,
+          maxFileBytes: 16 * 1024 * 1024,
+          maxOutputBytes: 64 * 1024 * 1024,
+        },
+        clangTidyFix: {
+          wallTimeMs: 150_000,
+          memoryBytes: 4 * 1024 * 1024 * 1024,
+          maxProcesses: 16,
+          maxFileBytes: 16 * 1024 * 1024,
+          maxOutputBytes: 16 * 1024 * 1024,
+        },
+        harnessCompile: {
+          wallTimeMs: 30_000,
+          memoryBytes: 1024 * 1024 * 1024,
+          maxProcesses: 16,
+          maxFileBytes: 1024 * 1024,
+          maxOutputBytes: 4 * 1024 * 1024,
+        },
+        sandboxProbe: {
+          wallTimeMs: 30_000,
+          memoryBytes: 1024 * 1024 * 1024,
+          maxProcesses: 16,
+          maxFileBytes: 1024 * 1024,
+          maxOutputBytes: 64 * 1024,
+        },
+        runtimeCheck: {
+          wallTimeMs: 300_000,
+          memoryBytes: 4 * 1024 * 1024 * 1024,
+          maxProcesses: 64,
+          maxFileBytes: 16 * 1024 * 1024,
+          maxOutputBytes: 1024 * 1024,
+        },
       },
       tasks: {
         files: [],
@@ -112,6 +180,40 @@ describe("parseConfig defaults", () => {
     expect(() => parseConfig({ sandbox: { wallTimeMs: 0 } })).toThrow(/sandbox\.wallTimeMs/);
     expect(() => parseConfig({ sandbox: { memoryBytes: "1G" } })).toThrow(/sandbox\.memoryBytes/);
     expect(() => parseConfig({ tasks: { files: [""] } })).toThrow(/tasks\.files\[0\]/);
+  });
+
+  it("rejects bad limits, naming the profile's field", () => {
+    expect(() => parseConfig({ limits: { tests: { wallTimeMs: 0 } } })).toThrow(/limits\.tests\.wallTimeMs/);
+    expect(() => parseConfig({ limits: { pylint: { wallTimePerFileMs: -1 } } })).toThrow(
+      /limits\.pylint\.wallTimePerFileMs/,
+    );
+    expect(() => parseConfig({ limits: { pmd: { cpuTimeMs: 1000 } } })).toThrow(/limits\.pmd\.cpuTimeMs/);
+    expect(() => parseConfig({ limits: { analyzer: {} } })).toThrow(/limits\.analyzer/);
+  });
+
+  it("still takes the test limits under `sandbox`, as `limits.tests` (they win: the flags write them)", () => {
+    const config = parseConfig({
+      sandbox: { wallTimeMs: 5000, cpuTimeMs: 0, memoryBytes: 512 * 1024 * 1024, maxOutputBytes: 4096 },
+      limits: { tests: { wallTimeMs: 7000, maxProcesses: 8 } },
+    });
+    expect(config.limits.tests).toEqual({
+      wallTimeMs: 5000,
+      cpuTimeMs: 0,
+      memoryBytes: 512 * 1024 * 1024,
+      maxProcesses: 8,
+      maxFileBytes: 16 * 1024 * 1024,
+      maxOutputBytes: 4096,
+    });
+    expect(config.sandbox).not.toHaveProperty("wallTimeMs");
+    expect(config.sandbox).not.toHaveProperty("maxOutputBytes");
+    // Only the tests profile moved: the others keep their defaults.
+    expect(config.limits.lintTests.wallTimeMs).toBe(10_000);
+    // deploy/config.yaml's keys.
+    const deployed = parseConfig({
+      sandbox: { executionConcurrency: 4, memoryBytes: 1073741824, wallTimeMs: 10000 },
+    });
+    expect(deployed.limits.tests.memoryBytes).toBe(1073741824);
+    expect(deployed.sandbox.executionConcurrency).toBe(4);
   });
 
   it("takes the end-of-turn markers to strip, and refuses an empty one (it would match everything)", () => {
@@ -354,5 +456,66 @@ describe("MineditError", () => {
     expect(isMineditError(new Error("x"))).toBe(false);
     expect(isMineditError({ name: "MineditError", code: "internal" })).toBe(false);
     expect(isMineditError(undefined)).toBe(false);
+  });
+});
+
+describe("limit profiles", () => {
+  /** One size or time of the doc's table in bytes or ms: `10 s`, `64 KiB`, `1 GiB`, `64`. */
+  function quantity(text: string): number {
+    const match = /^(\d+)(?: (s|KiB|MiB|GiB))?$/.exec(text);
+    if (match === null) throw new Error(`unreadable quantity ${JSON.stringify(text)}`);
+    const unit = { s: 1000, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }[match[2] ?? ""] ?? 1;
+    return Number(match[1]) * unit;
+  }
+
+  /** The profiles table of docs/sandbox.md#limits, as the profiles' fields. */
+  function documentedProfiles(): Record<string, Record<string, number>> {
+    const doc = readFileSync(new URL("../../docs/sandbox.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("\n## Limits\n"));
+    const rows = section
+      .split("\n")
+      .filter((line) => line.startsWith("| `"))
+      .map((line) => line.split("|").map((cell) => cell.trim()))
+      .filter((cells) => cells.length === 10);
+    const out: Record<string, Record<string, number>> = {};
+    for (const [, name, wall, cpu, memory, processes, fileSize, output] of rows) {
+      const profile: Record<string, number> = {};
+      const [base, perFile] = (wall as string).split(" + ");
+      profile.wallTimeMs = quantity(base as string);
+      if (perFile !== undefined) profile.wallTimePerFileMs = quantity(perFile.replace("/file", ""));
+      const cells = { cpuTimeMs: cpu, memoryBytes: memory, maxProcesses: processes };
+      const more = { maxFileBytes: fileSize, maxOutputBytes: output };
+      for (const [field, cell] of Object.entries({ ...cells, ...more })) {
+        if (cell !== "") profile[field] = quantity(cell as string);
+      }
+      out[(name as string).replaceAll("`", "")] = profile;
+    }
+    return out;
+  }
+
+  it("every profile's defaults are the values docs/sandbox.md#limits documents", () => {
+    const documented = documentedProfiles();
+    // Read off the doc by hand, so the table itself is checked too.
+    expect(documented.tests).toEqual({
+      wallTimeMs: 10_000,
+      cpuTimeMs: 10_000,
+      memoryBytes: 1024 ** 3,
+      maxProcesses: 64,
+      maxFileBytes: 16 * 1024 ** 2,
+      maxOutputBytes: 1024 ** 2,
+    });
+    expect(documented.pylint).toEqual({
+      wallTimeMs: 60_000,
+      wallTimePerFileMs: 20_000,
+      memoryBytes: 2 * 1024 ** 3,
+      maxProcesses: 16,
+      maxFileBytes: 16 * 1024 ** 2,
+      maxOutputBytes: 64 * 1024 ** 2,
+    });
+    expect(documented.sandboxProbe?.maxOutputBytes).toBe(64 * 1024);
+    expect(documented.compile).toEqual({ wallTimeMs: 30_000 });
+    expect(Object.keys(documented).sort()).toEqual(Object.keys(LimitsConfigSchema.shape).sort());
+    expect(parseConfig({}).limits).toEqual(documented);
+    expect(DEFAULT_LIMITS_CONFIG).toEqual(documented);
   });
 });

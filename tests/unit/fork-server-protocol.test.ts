@@ -9,7 +9,6 @@ import { PassThrough } from "node:stream";
 import { describe, expect, test } from "vitest";
 import { seededRandom } from "../../src/core/corruption/engine.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
-import type { LaunchedProgram } from "../../src/sandbox/bwrap.js";
 import { ForkServer, type ForkServerHost } from "../../src/sandbox/fork-server.js";
 import {
   encodeFrame,
@@ -21,6 +20,7 @@ import {
   parseReady,
   parseStarted,
 } from "../../src/sandbox/fork-server-protocol.js";
+import type { LaunchedProgram } from "../../src/sandbox/launched-program.js";
 import { runtimeNamed } from "../../src/sandbox/runtimes.js";
 import { DEFAULT_LIMITS, type ExecutionResult } from "../../src/sandbox/sandbox.js";
 

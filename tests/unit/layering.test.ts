@@ -1,5 +1,5 @@
 /**
- * The layering of src/ (STYLE.md, README "Layout"): imports point down only, and no module imports itself
+ * The layering of src/ (CONTRIBUTING.md#layering, README "Layout"): imports point down only, and no module imports itself
  * through a circle. Read from the import statements of every file under src/ — no dependency needed.
  *
  * A layer is a directory directly under src/ (`src/scoring/offline/x.ts` is in `scoring`) or a file
@@ -7,6 +7,7 @@
  * directory must be placed there before anything in it passes.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -16,28 +17,39 @@ const SRC = join(ROOT, "src");
 
 /** What sits at the bottom of everything: the one error type, the config schema, the package version. */
 const BASE = ["config", "errors", "version"];
-/** What the capabilities and the engine are built on. */
+/**
+ * What the engine is built on, top to bottom: the static analyzers (run in the sandbox through the runners'
+ * compile steps), the per-language runners, the metrics workers and the sandbox, the input/output layer,
+ * and core.
+ */
 const INFRASTRUCTURE = ["analyzers", "runners", "workers", "sandbox", "io", "core", ...BASE];
+/** What every capability is built on: the scoring engine and everything below it. */
+const ENGINE = ["scoring", ...INFRASTRUCTURE];
 
 /**
- * Each layer and the layers it may import, top to bottom: cli/server → export/lint/tasks/queue → scoring →
- * analyzers/runners/workers/sandbox/io → core → config/errors/version. Among the capabilities, eval may
- * use export (its prompts), lint and tasks; export may use lint and tasks (the lint corpora), lint may use
- * tasks (task-set reports); none uses the server. The queue (the distributed front and worker on BullMQ)
- * is used by the server (`serve --queue` scores through its front) and the CLI (`minedit worker`).
+ * Each layer and the layers it may import, top to bottom:
+ *
+ *   cli → server → queue ─┐
+ *   cli → eval/export/lint/tasks → scoring → analyzers → runners → sandbox/workers → io → core → config/errors/version
+ *
+ * Among the capabilities, eval uses tasks (its retention suites import problems as `tasks build` does)
+ * and export uses lint (the lint corpora judge revisions with lint's test runner and fixer); nothing else
+ * is shared sideways: the prompts, the candidate rows and the report files that two capabilities share
+ * sit below both (core/prompt/, core/candidate-row.ts, io/report-files.ts). None uses the server. The
+ * queue (the distributed front and worker on BullMQ) is used by the server (`serve --queue` scores
+ * through its front) and the CLI (`minedit worker`).
  */
 const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  cli: ["server", "eval", "export", "lint", "tasks", "queue", "scoring", ...INFRASTRUCTURE, "gen"],
-  server: ["queue", "scoring", ...INFRASTRUCTURE, "gen"],
-  // Held-out evaluation prompts exactly as the export does, and reports lint tasks with LintEval's metrics.
-  eval: ["export", "lint", "tasks", "scoring", ...INFRASTRUCTURE],
-  export: ["lint", "tasks", "scoring", ...INFRASTRUCTURE],
-  lint: ["tasks", "scoring", ...INFRASTRUCTURE],
-  tasks: ["scoring", ...INFRASTRUCTURE],
+  cli: ["server", "eval", "export", "lint", "tasks", "queue", ...ENGINE, "gen"],
+  server: ["queue", ...ENGINE, "gen"],
+  eval: ["tasks", ...ENGINE],
+  export: ["lint", ...ENGINE],
+  lint: ENGINE,
+  tasks: ENGINE,
   // The distributed front and worker adapters (BullMQ): scoring's execution step, run elsewhere.
-  queue: ["scoring", ...INFRASTRUCTURE],
+  queue: ENGINE,
   scoring: INFRASTRUCTURE,
-  analyzers: ["runners", "sandbox", "io", "core", ...BASE],
+  analyzers: ["runners", "sandbox", "core", ...BASE],
   runners: ["sandbox", "core", ...BASE],
   workers: ["core", ...BASE],
   sandbox: ["core", ...BASE],
@@ -51,25 +63,41 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Node built-ins core may import. Core is pure (STYLE.md: "Core imports nothing that does I/O"), with one
- * exception: the Python grammar's WebAssembly, shipped in node_modules, is read once when it is loaded.
+ * Everything outside src/ that core may import, each with why it does no I/O. Core is pure (CONTRIBUTING.md#layering:
+ * it does no I/O), so this is an allowlist: a built-in (`fs`, `node:fs/promises`,
+ * `child_process`, …) or package (a logger, a client) not named here fails, however it is imported. One
+ * exception does I/O: the Python grammar's WebAssembly, shipped in node_modules, is read once when it is
+ * loaded (core/python/grammar.ts), so the file system is allowed in that one file.
  */
-const CORE_BUILTINS: Readonly<Record<string, readonly string[] | "anywhere">> = {
-  "node:zlib": "anywhere", // decompressing the embedded Unicode name table (pure computation)
-  "node:fs": ["core/python/grammar.ts"],
-  "node:module": ["core/python/grammar.ts"],
+const CORE_PACKAGES: Readonly<Record<string, { where: "anywhere" | readonly string[]; why: string }>> = {
+  "fast-levenshtein": { where: "anywhere", why: "character edit distance, pure computation" },
+  "web-tree-sitter": { where: "anywhere", why: "the Python parser, WebAssembly run in memory" },
+  zod: { where: "anywhere", why: "validating rows and settings, pure computation" },
+  "node:zlib": { where: "anywhere", why: "decompressing the embedded Unicode name table, in memory" },
+  "node:crypto": { where: ["core/prompt/message.ts"], why: "SHA-256 of a prompt (its prompt_id), in memory" },
+  "node:fs": { where: ["core/python/grammar.ts"], why: "reads the grammar's .wasm once (the one exception)" },
+  "node:module": { where: ["core/python/grammar.ts"], why: "finds the grammar's .wasm in node_modules" },
+  "tree-sitter-python": {
+    where: ["core/python/grammar.ts"],
+    why: "the grammar's .wasm file, resolved by path",
+  },
 };
 
 type Imports = ReadonlyMap<string, readonly string[]>;
 
-/** Import specifiers of a module's source: static imports and re-exports, side-effect and dynamic imports. */
+/**
+ * Import specifiers of a module's source: static imports and re-exports, side-effect and dynamic imports,
+ * and `require` / `require.resolve` calls.
+ */
 function importSpecifiers(source: string): string[] {
   const found: string[] = [];
   // Only at the start of a line, so the words in comments and strings (` * import x from "y"`) do not count.
   const statement = /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']/gms;
   const sideEffect = /^\s*import\s*["']([^"']+)["']/gm;
   const dynamic = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
-  for (const pattern of [statement, sideEffect, dynamic]) {
+  // CommonJS, also through `createRequire`: `require("x")`, `require.resolve("x")`.
+  const required = /\brequire(?:\.resolve)?\(\s*["']([^"']+)["']\s*\)/g;
+  for (const pattern of [statement, sideEffect, dynamic, required]) {
     for (const match of source.matchAll(pattern)) found.push(match[1] as string);
   }
   return found;
@@ -81,10 +109,14 @@ function layerOf(path: string): string {
   return rest.length === 0 ? (first as string).replace(/\.ts$/, "") : (first as string);
 }
 
-/** Every module under src/ (paths relative to src/) with the src/ modules and the packages it imports. */
-function readGraph(): { modules: Imports; packages: Imports } {
+/**
+ * Every module under src/ (paths relative to src/) with the src/ modules and the packages it imports, and
+ * its import specifiers as written.
+ */
+function readGraph(): { modules: Imports; packages: Imports; specifiers: Imports } {
   const modules = new Map<string, string[]>();
   const packages = new Map<string, string[]>();
+  const specifiers = new Map<string, string[]>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
@@ -93,17 +125,56 @@ function readGraph(): { modules: Imports; packages: Imports } {
         const file = relative(SRC, path);
         const local: string[] = [];
         const external: string[] = [];
-        for (const specifier of importSpecifiers(readFileSync(path, "utf8"))) {
+        const written = importSpecifiers(readFileSync(path, "utf8"));
+        for (const specifier of written) {
           if (!specifier.startsWith(".")) external.push(specifier);
           else local.push(normalize(join(dirname(file), specifier)).replace(/\.js$/, ".ts"));
         }
         modules.set(file, local);
         packages.set(file, external);
+        specifiers.set(file, written);
       }
     }
   };
   walk(SRC);
-  return { modules, packages };
+  return { modules, packages, specifiers };
+}
+
+/**
+ * What a non-relative specifier names: a built-in as `node:NAME` whether written bare or not (`fs/promises`
+ * → `node:fs/promises`), else its package (`@scope/name/x` → `@scope/name`, `name/file.wasm` → `name`).
+ */
+function packageOf(specifier: string): string {
+  if (specifier.startsWith("node:")) return specifier;
+  if (isBuiltin(specifier)) return `node:${specifier}`;
+  const parts = specifier.split("/");
+  return (specifier.startsWith("@") ? parts.slice(0, 2) : parts.slice(0, 1)).join("/");
+}
+
+/**
+ * The imports of `file` (a core/ module, relative to src/) that core may not make: a relative import that
+ * leaves core/ for anything but config/errors, or anything else not allowed for this file by `allowed`.
+ */
+function coreImportProblems(
+  file: string,
+  specifiers: readonly string[],
+  allowed: typeof CORE_PACKAGES = CORE_PACKAGES,
+): string[] {
+  const problems: string[] = [];
+  for (const specifier of specifiers) {
+    if (specifier.startsWith(".")) {
+      const target = normalize(join(dirname(file), specifier)).replace(/\.js$/, ".ts");
+      if (!(LAYERS.core as readonly string[]).concat("core").includes(layerOf(target))) {
+        problems.push(`src/${file} imports src/${target}: core may import only core/, config, errors`);
+      }
+      continue;
+    }
+    const name = packageOf(specifier);
+    const where = allowed[name]?.where;
+    if (where === "anywhere" || where?.includes(file)) continue;
+    problems.push(`src/${file} imports ${specifier}: not on core's allowlist (tests/unit/layering.test.ts)`);
+  }
+  return problems;
 }
 
 /** Imports that cross layers in a direction {@link LAYERS} does not allow, as readable lines. */
@@ -214,15 +285,63 @@ describe("the checks themselves", () => {
       'import "./side-effect.js";',
       'const lazy = await import("./lazy.js");',
       'import { readFile } from "node:fs/promises";',
+      'const { spawn } = require("child_process");',
+      'const wasm = require.resolve("grammar/grammar.wasm");',
+      "const fields = requiredField(node);",
     ].join("\n");
     expect(importSpecifiers(source).sort()).toEqual(
-      ["./a.js", "./b.js", "./d.js", "./e.js", "./side-effect.js", "./lazy.js", "node:fs/promises"].sort(),
+      [
+        "./a.js",
+        "./b.js",
+        "./d.js",
+        "./e.js",
+        "./side-effect.js",
+        "./lazy.js",
+        "node:fs/promises",
+        "child_process",
+        "grammar/grammar.wasm",
+      ].sort(),
     );
+  });
+
+  it("reject any I/O import in core, however it is written; a pure module passes", () => {
+    const check = (source: string, file = "core/x/pure.ts") =>
+      coreImportProblems(file, importSpecifiers(source));
+    for (const source of [
+      'import { readFileSync } from "fs";',
+      'import { readFile } from "fs/promises";',
+      'import * as fsp from "node:fs/promises";',
+      'import pino from "pino";',
+      'import { spawn } from "node:child_process";',
+      'const { spawn } = require("child_process");',
+      'const net = await import("net");',
+      'import "undici";',
+      'import { join } from "path";',
+      'import { x } from "../../scoring/task-store.js";',
+      'import { y } from "../../io/inputs.js";',
+    ]) {
+      expect(check(source), source).toHaveLength(1);
+    }
+    const pure = [
+      'import { z } from "zod";',
+      'import levenshtein from "fast-levenshtein";',
+      'import type { Node } from "web-tree-sitter";',
+      'import { gunzipSync } from "node:zlib";',
+      'import { tokens } from "../tokens/source-tokens.js";',
+      'import { ErrorCode } from "../../errors.js";',
+      'import type { Config } from "../../config.js";',
+    ].join("\n");
+    expect(check(pure)).toEqual([]);
+    // The one exception is the grammar loader's, and only there.
+    const grammar =
+      'import { readFileSync } from "node:fs";\nconst w = require.resolve("tree-sitter-python/x.wasm");';
+    expect(check(grammar, "core/python/grammar.ts")).toEqual([]);
+    expect(check(grammar, "core/python/parse.ts")).toHaveLength(2);
   });
 });
 
 describe("src/", () => {
-  const { modules, packages } = readGraph();
+  const { modules, packages, specifiers } = readGraph();
 
   it("has the layers the README's Layout shows, each placed", () => {
     const present = new Set([...modules.keys()].map(layerOf));
@@ -263,17 +382,17 @@ describe("src/", () => {
     expect(reached).toContain("scoring");
   });
 
-  it("core does no I/O", () => {
-    const problems: string[] = [];
-    for (const [file, specifiers] of packages) {
-      if (layerOf(file) !== "core") continue;
-      for (const specifier of specifiers) {
-        if (!specifier.startsWith("node:")) continue;
-        const where = CORE_BUILTINS[specifier];
-        if (where === "anywhere" || where?.includes(file)) continue;
-        problems.push(`src/${file} imports ${specifier}`);
-      }
-    }
+  it("core does no I/O: it imports only core/, config, errors and the packages on its allowlist", () => {
+    const problems = [...specifiers]
+      .filter(([file]) => layerOf(file) === "core")
+      .flatMap(([file, written]) => coreImportProblems(file, written));
     expect(problems).toEqual([]);
+  });
+
+  it("every package on core's allowlist is still used where it is allowed", () => {
+    const used = new Set(
+      [...packages].filter(([file]) => layerOf(file) === "core").flatMap(([, list]) => list.map(packageOf)),
+    );
+    expect(Object.keys(CORE_PACKAGES).filter((name) => !used.has(name))).toEqual([]);
   });
 });

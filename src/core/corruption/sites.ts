@@ -128,6 +128,17 @@ export function methodCallsTo(root: Node, names: readonly string[]): FoundCall[]
   return found;
 }
 
+/** Displays and comprehensions of lists, tuples, dicts and sets: primaries, and never numbers. */
+const CONTAINER_LITERAL_TYPES = [
+  "list",
+  "tuple",
+  "dictionary",
+  "set",
+  "list_comprehension",
+  "set_comprehension",
+  "dictionary_comprehension",
+] as const;
+
 /** Node types that bind at least as tightly as any operator, so their text can stand as an operand. */
 const PRIMARY_TYPES = new Set([
   "identifier",
@@ -142,13 +153,7 @@ const PRIMARY_TYPES = new Set([
   "false",
   "none",
   "ellipsis",
-  "list",
-  "tuple",
-  "dictionary",
-  "set",
-  "list_comprehension",
-  "set_comprehension",
-  "dictionary_comprehension",
+  ...CONTAINER_LITERAL_TYPES,
   "generator_expression",
   "parenthesized_expression",
 ]);
@@ -452,13 +457,7 @@ export function conditionsOf(root: Node): Node[] {
 export const SEQUENCE_LITERAL_TYPES: ReadonlySet<string> = new Set([
   "string",
   "concatenated_string",
-  "list",
-  "tuple",
-  "dictionary",
-  "set",
-  "list_comprehension",
-  "set_comprehension",
-  "dictionary_comprehension",
+  ...CONTAINER_LITERAL_TYPES,
 ]);
 const SEQUENCE_BUILTINS = new Set(["str", "list", "tuple", "sorted", "repr", "chr", "format"]);
 const STRING_METHODS = new Set([
@@ -515,4 +514,30 @@ export function isVisiblySequence(node: Node | null): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Sites that swap a called name for its partner in `swap` (`any` ↔ `all`, `.lower()` ↔ `.upper()`): one
+ * per call that `find` ({@link builtinCallsTo} or {@link methodCallsTo}) returns for the table's names and
+ * whose arguments `accepts` allows, in source order.
+ */
+export function calleeSwapSites(
+  root: Node,
+  find: (root: Node, names: readonly string[]) => FoundCall[],
+  swap: Readonly<Record<string, string>>,
+  accepts: (args: CallArguments) => boolean,
+): CorruptionSite[] {
+  return find(root, Object.keys(swap))
+    .filter(({ args }) => accepts(args))
+    .map(({ name }) => replaceNode(name, swap[name.text] ?? name.text));
+}
+
+/**
+ * The site that replaces a call of exactly one positional argument by that argument, parenthesized when it
+ * is not a primary (`abs(x)` → `x`, `copy.copy(a + b)` → `(a + b)`), or null for any other call.
+ */
+export function unwrapCallSite({ call, args }: FoundCall, source: string): CorruptionSite | null {
+  const [argument] = args.positional;
+  if (argument === undefined || !onlyPositional(args, 1)) return null;
+  return replaceNode(call, operandText(argument, source));
 }

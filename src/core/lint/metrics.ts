@@ -22,6 +22,7 @@
  * with every alert count restricted to category c (Orig, Fixed and New of c only; Lines_i is the whole
  * diff, as edits cannot be attributed to alerts). Per language: the instances of that language.
  */
+import { editScriptLength } from "../line-diff.js";
 import { type Alert, diffAlerts } from "./alert.js";
 import { ALERT_CATEGORIES, type AlertCategory, type LintLanguage } from "./tools.js";
 
@@ -94,9 +95,11 @@ export type LintMetricsReport = {
 const ratio = (numerator: number, denominator: number): number | null =>
   denominator === 0 ? null : numerator / denominator;
 
-type Scored = { counts: InstanceCounts; passed: boolean; diffLines: number };
+/** One instance as the metrics see it: its alert counts, whether it is in P, and its Lines_i. */
+export type ScoredInstance = { counts: InstanceCounts; passed: boolean; diffLines: number };
 
-function aggregate(items: readonly Scored[]): LintMetrics {
+/** {@link LintMetrics} of a set of instances (the sums run in the order given). */
+export function aggregate(items: readonly ScoredInstance[]): LintMetrics {
   let passed = 0;
   let originalAlerts = 0;
   let fixed = 0;
@@ -143,7 +146,7 @@ export function lintMetrics(instances: readonly LintInstance[]): LintMetricsRepo
   const byCategory = {} as Record<AlertCategory, LintMetrics>;
   for (const category of ALERT_CATEGORIES) {
     const inCategory = (alerts: readonly Alert[]) => alerts.filter((a) => a.category === category);
-    const subset: Scored[] = [];
+    const subset: ScoredInstance[] = [];
     for (const { instance } of scored) {
       const original = inCategory(instance.original);
       if (original.length === 0) continue;
@@ -162,11 +165,8 @@ export function lintMetrics(instances: readonly LintInstance[]): LintMetricsRepo
  * Lines_i: the number of added plus deleted lines in a minimal unified diff of `a` → `b` (what `diff -u
  * --minimal` prints as `+` and `-` lines). Lines are compared with their terminator, as diff does, so a
  * last line that gains or loses its final newline counts as one deleted and one added line. CR is an
- * ordinary character.
- *
- * Myers' O((N+M)·D) algorithm ("An O(ND) Difference Algorithm and Its Variations", 1986) on the lines
- * left after the common prefix and suffix are stripped: D, the length of the shortest edit script of
- * insertions and deletions, is the count.
+ * ordinary character. The count is the length of a shortest edit script (core/line-diff.ts), exact at any
+ * size; lines are interned first so the diff compares numbers, not strings.
  */
 export function unifiedDiffLineCount(a: string, b: string): number {
   const ids = new Map<string, number>();
@@ -179,45 +179,10 @@ export function unifiedDiffLineCount(a: string, b: string): number {
       }
       return id;
     });
-  const x = intern(a);
-  const y = intern(b);
-  let start = 0;
-  while (start < x.length && start < y.length && x[start] === y[start]) start += 1;
-  let endX = x.length;
-  let endY = y.length;
-  while (endX > start && endY > start && x[endX - 1] === y[endY - 1]) {
-    endX -= 1;
-    endY -= 1;
-  }
-  return shortestEditLength(x.slice(start, endX), y.slice(start, endY));
+  return editScriptLength(intern(a), intern(b));
 }
 
 /** Lines with their `\n` terminator; the last line may lack one; "" has no lines. */
 function splitLines(text: string): string[] {
   return text === "" ? [] : text.split(/(?<=\n)/);
-}
-
-/** D of Myers' greedy algorithm: the furthest-reaching D-paths on diagonals k = x − y. */
-function shortestEditLength(x: readonly number[], y: readonly number[]): number {
-  const n = x.length;
-  const m = y.length;
-  if (n === 0 || m === 0) return n + m;
-  const max = n + m;
-  const offset = max + 1;
-  // v[offset + k]: the furthest x reached on diagonal k.
-  const v = new Int32Array(2 * max + 3);
-  for (let d = 0; d <= max; d++) {
-    for (let k = -d; k <= d; k += 2) {
-      const down = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number));
-      let i = down ? (v[offset + k + 1] as number) : (v[offset + k - 1] as number) + 1;
-      let j = i - k;
-      while (i < n && j < m && x[i] === y[j]) {
-        i += 1;
-        j += 1;
-      }
-      v[offset + k] = i;
-      if (i >= n && j >= m) return d;
-    }
-  }
-  return max;
 }

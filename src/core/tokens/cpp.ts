@@ -18,14 +18,13 @@
 import {
   blockCommentEnd,
   C_FAMILY_OPERATORS,
+  commentEnd,
   identifierEnd,
-  isDigit,
   isIdentifierStart,
   lineEnd,
-  matchOperator,
-  numberEnd,
   operatorTable,
   quotedEnd,
+  wordOrOperatorEnd,
 } from "./scan.js";
 
 const CPP_OPERATORS = operatorTable([">>=", "<<=", "<=>", "->*", ".*", "##", ...C_FAMILY_OPERATORS]);
@@ -63,12 +62,9 @@ export function cppTokens(source: string): string[] {
       i += source[i + 1] === "\n" ? 2 : 3;
       continue;
     }
-    if (ch === "/" && source[i + 1] === "/") {
-      i = continuedLineEnd(source, i);
-      continue;
-    }
-    if (ch === "/" && source[i + 1] === "*") {
-      i = blockCommentEnd(source, i);
+    const comment = commentEnd(source, i, continuedLineEnd);
+    if (comment !== null) {
+      i = comment;
       continue;
     }
     if (ch === "#" && atLineStart) {
@@ -84,21 +80,9 @@ export function cppTokens(source: string): string[] {
       i = literal;
       continue;
     }
-    if (isIdentifierStart(ch)) {
-      const end = identifierEnd(source, i);
-      tokens.push(source.slice(i, end));
-      i = end;
-      continue;
-    }
-    if (isDigit(ch) || (ch === "." && isDigit(source[i + 1]))) {
-      const end = numberEnd(source, i, true);
-      tokens.push(source.slice(i, end));
-      i = end;
-      continue;
-    }
-    const op = matchOperator(source, i, CPP_OPERATORS);
-    tokens.push(op);
-    i += op.length;
+    const end = wordOrOperatorEnd(source, i, CPP_OPERATORS, true);
+    tokens.push(source.slice(i, end));
+    i = end;
   }
   return tokens;
 }

@@ -13,18 +13,7 @@
  *   alone only makes such a file's tokens slightly different, never fails.
  * - Anything else is a one-character token. The lexer never fails.
  */
-import {
-  blockCommentEnd,
-  C_FAMILY_OPERATORS,
-  identifierEnd,
-  isDigit,
-  isIdentifierStart,
-  lineEnd,
-  matchOperator,
-  numberEnd,
-  operatorTable,
-  quotedEnd,
-} from "./scan.js";
+import { C_FAMILY_OPERATORS, commentEnd, operatorTable, quotedEnd, wordOrOperatorEnd } from "./scan.js";
 
 const JAVA_OPERATORS = operatorTable([">>>=", ">>>", ">>=", "<<=", ...C_FAMILY_OPERATORS]);
 
@@ -41,20 +30,15 @@ export function javaTokens(source: string): string[] {
       i++;
       continue;
     }
-    if (ch === "/" && source[i + 1] === "/") {
-      i = lineEnd(source, i);
-      continue;
-    }
-    if (ch === "/" && source[i + 1] === "*") {
-      i = blockCommentEnd(source, i);
+    const comment = commentEnd(source, i);
+    if (comment !== null) {
+      i = comment;
       continue;
     }
     let end: number;
     if (source.startsWith(TEXT_BLOCK, i)) end = textBlockEnd(source, i);
     else if (ch === '"' || ch === "'") end = quotedEnd(source, i);
-    else if (isIdentifierStart(ch)) end = identifierEnd(source, i);
-    else if (isDigit(ch) || (ch === "." && isDigit(source[i + 1]))) end = numberEnd(source, i, false);
-    else end = i + matchOperator(source, i, JAVA_OPERATORS).length;
+    else end = wordOrOperatorEnd(source, i, JAVA_OPERATORS, false);
     tokens.push(source.slice(i, end));
     i = end;
   }

@@ -77,6 +77,22 @@ export function isDigit(ch: string | undefined): boolean {
 }
 
 /**
+ * End of the identifier, number or operator at `i`: the tail both lexers fall through to once comments
+ * and literals are ruled out. `quoteSeparators` is {@link numberEnd}'s (C++ only).
+ */
+export function wordOrOperatorEnd(
+  source: string,
+  i: number,
+  operators: OperatorTable,
+  quoteSeparators: boolean,
+): number {
+  const ch = source[i];
+  if (isIdentifierStart(ch)) return identifierEnd(source, i);
+  if (isDigit(ch) || (ch === "." && isDigit(source[i + 1]))) return numberEnd(source, i, quoteSeparators);
+  return i + matchOperator(source, i, operators).length;
+}
+
+/**
  * End of the number starting at `i` (a digit, or `.` followed by a digit), by the C/C++ "pp-number" rule,
  * which also covers every Java numeric literal: digits, letters, `_`, `.`, the digit separator `'` when
  * `quoteSeparators` (C++14), and a sign right after an exponent letter (`e`/`E`, and `p`/`P` for hex
@@ -122,6 +138,21 @@ export function quotedEnd(source: string, i: number): number {
     j++;
   }
   return source.length;
+}
+
+/**
+ * End of the `//` or `/*` comment at `i`, or null when none starts there. `lineCommentEnd` ends a `//`
+ * comment: C++ lets a `\`-newline continue it, Java does not.
+ */
+export function commentEnd(
+  source: string,
+  i: number,
+  lineCommentEnd: (source: string, i: number) => number = lineEnd,
+): number | null {
+  if (source[i] !== "/") return null;
+  if (source[i + 1] === "/") return lineCommentEnd(source, i);
+  if (source[i + 1] === "*") return blockCommentEnd(source, i);
+  return null;
 }
 
 /** End of the block comment opened at `i` (the end of the text when unterminated). */

@@ -108,7 +108,7 @@ export async function openScoreFile(request: ScoreFileRequest, io: StdIo): Promi
   let sandbox: Sandbox | null = null;
   if (request.execute) {
     try {
-      sandbox = await createConfiguredSandbox(config.sandbox, (message) =>
+      sandbox = await createConfiguredSandbox(config.sandbox, config.limits.tests, (message) =>
         io.stderr.write(`minedit: ${message}\n`),
       );
     } catch (error) {
@@ -511,7 +511,8 @@ function summary(
     lines.push("  --no-exec: tests were not run; every program that parses counted as PASSED");
     return `${lines.join("\n")}\n`;
   }
-  const { wallTimeMs, memoryBytes, executionConcurrency } = config.sandbox;
+  const { wallTimeMs, memoryBytes } = config.limits.tests;
+  const { executionConcurrency } = config.sandbox;
   lines.push(
     `  tests: ${stats.executed} sandbox runs, ${stats.cached} rows reused an identical program's run ` +
       `(limits: ${wallTimeMs} ms wall, ${memoryBytes / MIB} MiB memory, ${executionConcurrency} at once)`,

@@ -10,22 +10,9 @@
 import { z } from "zod";
 import { parsePython } from "../../core/python/parse.js";
 import { optionalField } from "../../core/task-file.js";
-import {
-  idField,
-  invalid,
-  optionalString,
-  requiredText,
-  type SourceRow,
-  StringListSchema,
-} from "./fields.js";
-import {
-  checkProgram,
-  functionDocstring,
-  librariesOf,
-  parseTestCode,
-  requireDefined,
-  requireTestStyle,
-} from "./python-source.js";
+import { readCanonicalSolution } from "./canonical-solution.js";
+import { invalid, optionalString, type SourceRow, StringListSchema } from "./fields.js";
+import { functionDocstring, librariesOf } from "./python-source.js";
 import type { Problem } from "./types.js";
 
 const LibsSchema = z.union([z.string(), z.array(z.string())], {
@@ -33,34 +20,21 @@ const LibsSchema = z.union([z.string(), z.array(z.string())], {
 });
 
 export function importBigCodeBench(row: SourceRow): Problem {
-  const id = idField(row, ["task_id"]);
-  const prompt = requiredText(row, "complete_prompt");
-  const body = requiredText(row, "canonical_solution");
-  const solution = prompt + body;
-  const program = checkProgram(
-    solution,
-    "canonical_solution",
-    "the program complete_prompt + canonical_solution",
-  );
-  const entryPoint = requiredText(row, "entry_point");
-  requireDefined(program, entryPoint, "the program complete_prompt + canonical_solution");
-  const code = requiredText(row, "test");
-  const testModule = parseTestCode(code, "test");
-  requireTestStyle(testModule, "unittest", "test");
+  const gold = readCanonicalSolution(row, "complete_prompt", "unittest");
   const instruct = optionalString(row, "instruct_prompt");
   optionalString(row, "code_prompt");
   const statement =
     instruct !== undefined && instruct.trim() !== ""
       ? instruct
-      : (functionDocstring(program, entryPoint) ?? prompt);
+      : (functionDocstring(gold.program, gold.entryPoint) ?? gold.prompt);
   return {
-    problemId: `bigcodebench/${id}`,
+    problemId: `bigcodebench/${gold.id}`,
     statement,
-    entryPoint,
-    solution,
-    tests: { style: "unittest", code },
+    entryPoint: gold.entryPoint,
+    solution: gold.solution,
+    tests: { style: "unittest", code: gold.code },
     source: "bigcodebench",
-    libraries: librariesOf([program, testModule], declaredLibs(row)),
+    libraries: librariesOf([gold.program, gold.testModule], declaredLibs(row)),
   };
 }
 

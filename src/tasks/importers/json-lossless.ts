@@ -115,43 +115,23 @@ class Reader {
     this.skipSpace();
     if (this.text[this.pos] !== "[") throw this.error("expected a JSON array");
     const elements: { line: number; value: LosslessJson }[] = [];
-    this.pos++;
-    this.skipSpace();
-    if (this.text[this.pos] === "]") {
-      this.pos++;
-      return elements;
-    }
-    for (;;) {
+    this.elements("]", () => {
       this.skipSpace();
       const line = this.position().line;
       elements.push({ line, value: this.value() });
-      if (!this.listSeparator("]")) return elements;
-    }
+    });
+    return elements;
   }
 
   private array(): LosslessJson[] {
     const items: LosslessJson[] = [];
-    this.pos++;
-    this.skipSpace();
-    if (this.text[this.pos] === "]") {
-      this.pos++;
-      return items;
-    }
-    for (;;) {
-      items.push(this.value());
-      if (!this.listSeparator("]")) return items;
-    }
+    this.elements("]", () => items.push(this.value()));
+    return items;
   }
 
   private object(): { [key: string]: LosslessJson } {
     const out: { [key: string]: LosslessJson } = {};
-    this.pos++;
-    this.skipSpace();
-    if (this.text[this.pos] === "}") {
-      this.pos++;
-      return out;
-    }
-    for (;;) {
+    this.elements("}", () => {
       this.skipSpace();
       if (this.text[this.pos] !== '"') throw this.error("expected a string key");
       const key = this.string();
@@ -159,8 +139,23 @@ class Reader {
       if (this.text[this.pos] !== ":") throw this.error("expected ':' after an object key");
       this.pos++;
       defineKey(out, key, this.value());
-      if (!this.listSeparator("}")) return out;
+    });
+    return out;
+  }
+
+  /**
+   * Reads the elements of the array or object whose opening bracket is at `pos`, each with `element`,
+   * through the closing bracket `close`.
+   */
+  private elements(close: "]" | "}", element: () => void): void {
+    this.pos++;
+    this.skipSpace();
+    if (this.text[this.pos] === close) {
+      this.pos++;
+      return;
     }
+    do element();
+    while (this.listSeparator(close));
   }
 
   /** After an element: `,` (true: another element follows) or the closing bracket (false). */

@@ -20,9 +20,9 @@ import {
   methodCallsTo,
   nodesOfType,
   onlyPositional,
-  operandText,
   replaceNode,
   syntaxChildren,
+  unwrapCallSite,
 } from "../sites.js";
 import type { CorruptionFamily, CorruptionSite } from "../types.js";
 
@@ -33,22 +33,21 @@ export const copyRemoval: CorruptionFamily = {
   findSites(root, source) {
     const sites: CorruptionSite[] = [];
     const fromCopy = namesImportedFromCopy(root);
-    for (const { call, args } of methodCallsTo(root, ["copy", "deepcopy"])) {
+    for (const found of methodCallsTo(root, ["copy", "deepcopy"])) {
+      const { call, args } = found;
       const object = call.childForFieldName("function")?.childForFieldName("object") ?? null;
       if (object === null) continue;
-      const [copied] = args.positional;
       if (object.type === "identifier" && object.text === "copy" && fromCopy.module) {
-        if (onlyPositional(args, 1) && copied !== undefined)
-          sites.push(replaceNode(call, operandText(copied, source)));
+        const site = unwrapCallSite(found, source);
+        if (site !== null) sites.push(site);
       } else if (call.childForFieldName("function")?.childForFieldName("attribute")?.text === "copy") {
         if (args.positional.length === 0 && !args.hasSplat)
           sites.push(deleteRange(object.endIndex, call.endIndex));
       }
     }
-    for (const { call, args } of callsTo(root, [...fromCopy.functions])) {
-      const [copied] = args.positional;
-      if (onlyPositional(args, 1) && copied !== undefined)
-        sites.push(replaceNode(call, operandText(copied, source)));
+    for (const found of callsTo(root, [...fromCopy.functions])) {
+      const site = unwrapCallSite(found, source);
+      if (site !== null) sites.push(site);
     }
     for (const { call, args } of builtinCallsTo(root, ["list"])) {
       const [copied] = args.positional;

@@ -20,10 +20,9 @@ import {
   codeNodesOfType,
   isVisiblySequence,
   nodesOfType,
-  onlyPositional,
-  operandText,
   replaceNode,
   syntaxChildren,
+  unwrapCallSite,
 } from "../sites.js";
 import type { CorruptionFamily, CorruptionSite } from "../types.js";
 
@@ -45,11 +44,10 @@ export const absWrapping: CorruptionFamily = {
         );
       }
     }
-    for (const { call, args } of builtinCallsTo(root, ["abs"])) {
-      const [argument] = args.positional;
+    for (const found of builtinCallsTo(root, ["abs"])) {
       // `abs(v for v in xs)` (a bare generator) has no number to unwrap.
-      if (argument === undefined || !onlyPositional(args, 1) || args.bareGenerator) continue;
-      sites.push(replaceNode(call, operandText(argument, source)));
+      const site = found.args.bareGenerator ? null : unwrapCallSite(found, source);
+      if (site !== null) sites.push(site);
     }
     return sites.sort((a, b) => a.start - b.start);
   },

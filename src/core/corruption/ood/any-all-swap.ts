@@ -4,7 +4,7 @@
  * A site is a call of the bare name `any` or `all` with exactly one positional argument (an iterable or
  * a bare generator), when the program does not rebind the name; only the name changes.
  */
-import { builtinCallsTo, onlyPositional, replaceNode } from "../sites.js";
+import { builtinCallsTo, calleeSwapSites, onlyPositional } from "../sites.js";
 import type { CorruptionFamily } from "../types.js";
 
 const SWAP: Record<string, string> = { any: "all", all: "any" };
@@ -13,9 +13,5 @@ export const anyAllSwap: CorruptionFamily = {
   name: "any_all_swap",
   title: "Any/All Swap",
   domain: "ood",
-  findSites(root) {
-    return builtinCallsTo(root, Object.keys(SWAP))
-      .filter(({ args }) => onlyPositional(args, 1))
-      .map(({ name }) => replaceNode(name, SWAP[name.text] ?? name.text));
-  },
+  findSites: (root) => calleeSwapSites(root, builtinCallsTo, SWAP, (args) => onlyPositional(args, 1)),
 };

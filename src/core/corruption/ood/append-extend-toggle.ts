@@ -7,7 +7,7 @@
  * tuple's fields) where `append` adds one element, and `append` nests a list that `extend` would splice.
  * A site is a method call named `append` or `extend` with exactly one positional argument.
  */
-import { methodCallsTo, onlyPositional, replaceNode } from "../sites.js";
+import { calleeSwapSites, methodCallsTo, onlyPositional } from "../sites.js";
 import type { CorruptionFamily } from "../types.js";
 
 const SWAP: Record<string, string> = { append: "extend", extend: "append" };
@@ -16,9 +16,5 @@ export const appendExtendToggle: CorruptionFamily = {
   name: "append_extend_toggle",
   title: "Append/Extend Toggle",
   domain: "ood",
-  findSites(root) {
-    return methodCallsTo(root, Object.keys(SWAP))
-      .filter(({ args }) => onlyPositional(args, 1))
-      .map(({ name }) => replaceNode(name, SWAP[name.text] ?? name.text));
-  },
+  findSites: (root) => calleeSwapSites(root, methodCallsTo, SWAP, (args) => onlyPositional(args, 1)),
 };

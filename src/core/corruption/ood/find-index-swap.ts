@@ -6,7 +6,7 @@
  * The swap turns "-1 when absent" into "ValueError when absent" and back. A list's `.index` cannot be
  * told apart from a string's and stays a site (the corrupted program then raises AttributeError).
  */
-import { methodCallsTo, onlyPositional, replaceNode } from "../sites.js";
+import { calleeSwapSites, methodCallsTo, onlyPositional } from "../sites.js";
 import type { CorruptionFamily } from "../types.js";
 
 const SWAP: Record<string, string> = { find: "index", index: "find", rfind: "rindex", rindex: "rfind" };
@@ -15,9 +15,6 @@ export const findIndexSwap: CorruptionFamily = {
   name: "find_index_swap",
   title: "Find/Index Swap",
   domain: "ood",
-  findSites(root) {
-    return methodCallsTo(root, Object.keys(SWAP))
-      .filter(({ args }) => onlyPositional(args, 1, 3) && !args.bareGenerator)
-      .map(({ name }) => replaceNode(name, SWAP[name.text] ?? name.text));
-  },
+  findSites: (root) =>
+    calleeSwapSites(root, methodCallsTo, SWAP, (args) => onlyPositional(args, 1, 3) && !args.bareGenerator),
 };

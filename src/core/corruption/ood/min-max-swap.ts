@@ -6,21 +6,19 @@
  * (`x.max()`) are not the built-ins and are left alone, and so are calls of a `min`/`max` the program
  * binds itself (a `def max`, an import, an assignment).
  */
-import { builtinCallsTo, replaceNode } from "../sites.js";
-import type { CorruptionFamily, CorruptionSite } from "../types.js";
+import { builtinCallsTo, type CallArguments, calleeSwapSites } from "../sites.js";
+import type { CorruptionFamily } from "../types.js";
 
 const SWAP: Record<string, string> = { min: "max", max: "min" };
+
+/** `min()` and `max()` with no argument raise TypeError whichever is called. */
+function hasArguments(args: CallArguments): boolean {
+  return args.positional.length + args.keywords.length > 0 || args.hasSplat;
+}
 
 export const minMaxSwap: CorruptionFamily = {
   name: "min_max_swap",
   title: "Min/Max Swap",
   domain: "ood",
-  findSites(root) {
-    const sites: CorruptionSite[] = [];
-    for (const { name, args } of builtinCallsTo(root, Object.keys(SWAP))) {
-      if (args.positional.length + args.keywords.length === 0 && !args.hasSplat) continue;
-      sites.push(replaceNode(name, SWAP[name.text] ?? name.text));
-    }
-    return sites;
-  },
+  findSites: (root) => calleeSwapSites(root, builtinCallsTo, SWAP, hasArguments),
 };

@@ -7,20 +7,22 @@
  * `int` of a string held in a variable cannot be told apart from a number and stays a site (the corrupted
  * program then raises TypeError).
  */
-import { builtinCallsTo, onlyPositional, replaceNode } from "../sites.js";
+import { builtinCallsTo, type CallArguments, calleeSwapSites, onlyPositional } from "../sites.js";
 import type { CorruptionFamily } from "../types.js";
 
 const SWAP: Record<string, string> = { round: "int", int: "round" };
 const STRING_LITERALS = new Set(["string", "concatenated_string"]);
 
+/** One positional argument that is not a string literal: `round(x, n)`, `int(s, base)` are other operations. */
+function isOneNumber(args: CallArguments): boolean {
+  return (
+    onlyPositional(args, 1) && !args.bareGenerator && !STRING_LITERALS.has(args.positional[0]?.type ?? "")
+  );
+}
+
 export const roundIntSwap: CorruptionFamily = {
   name: "round_int_swap",
   title: "Round/Int Swap",
   domain: "ood",
-  findSites(root) {
-    return builtinCallsTo(root, Object.keys(SWAP))
-      .filter(({ args }) => onlyPositional(args, 1) && !args.bareGenerator)
-      .filter(({ args }) => !STRING_LITERALS.has(args.positional[0]?.type ?? ""))
-      .map(({ name }) => replaceNode(name, SWAP[name.text] ?? name.text));
-  },
+  findSites: (root) => calleeSwapSites(root, builtinCallsTo, SWAP, isOneNumber),
 };

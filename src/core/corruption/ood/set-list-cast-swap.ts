@@ -6,7 +6,7 @@
  * casts and are left alone (starting a collection with the wrong type is accumulator initialization, an
  * in-domain family).
  */
-import { builtinCallsTo, onlyPositional, replaceNode } from "../sites.js";
+import { builtinCallsTo, calleeSwapSites, onlyPositional } from "../sites.js";
 import type { CorruptionFamily } from "../types.js";
 
 const SWAP: Record<string, string> = { set: "list", list: "set" };
@@ -15,9 +15,5 @@ export const setListCastSwap: CorruptionFamily = {
   name: "set_list_cast_swap",
   title: "Set/List Cast Swap",
   domain: "ood",
-  findSites(root) {
-    return builtinCallsTo(root, Object.keys(SWAP))
-      .filter(({ args }) => onlyPositional(args, 1))
-      .map(({ name }) => replaceNode(name, SWAP[name.text] ?? name.text));
-  },
+  findSites: (root) => calleeSwapSites(root, builtinCallsTo, SWAP, (args) => onlyPositional(args, 1)),
 };

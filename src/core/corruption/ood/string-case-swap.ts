@@ -6,7 +6,7 @@
  * `upper`; `upper` itself maps back to `lower`, the common spelling). `swapcase` has no natural partner and
  * is left alone. A method that is referenced but not called (`key=str.lower`) is not a site.
  */
-import { methodCallsTo, onlyPositional, replaceNode } from "../sites.js";
+import { calleeSwapSites, methodCallsTo, onlyPositional } from "../sites.js";
 import type { CorruptionFamily } from "../types.js";
 
 const SWAP: Record<string, string> = {
@@ -23,9 +23,5 @@ export const stringCaseSwap: CorruptionFamily = {
   name: "string_case_swap",
   title: "String Case Swap",
   domain: "ood",
-  findSites(root) {
-    return methodCallsTo(root, Object.keys(SWAP))
-      .filter(({ args }) => onlyPositional(args, 0))
-      .map(({ name }) => replaceNode(name, SWAP[name.text] ?? name.text));
-  },
+  findSites: (root) => calleeSwapSites(root, methodCallsTo, SWAP, (args) => onlyPositional(args, 0)),
 };

@@ -23,7 +23,7 @@
  *
  * Pure: no I/O.
  */
-import { createHash } from "node:crypto";
+import type { Message } from "./message.js";
 
 /**
  * The two prompt conditions of the paper (§3.2), plain repair request or with the preservation clause,
@@ -32,9 +32,6 @@ import { createHash } from "node:crypto";
  */
 export const PROMPT_STYLES = ["generic", "explicit", "paper-generic", "paper-explicit"] as const;
 export type PromptStyle = (typeof PROMPT_STYLES)[number];
-
-/** One chat message; the roles are the ones every trainer's chat template knows. */
-export type Message = { role: "system" | "user" | "assistant"; content: string };
 
 /** Appendix A.3: the system prompt of both conditions (it does not mention preservation). */
 export const SYSTEM_PROMPT =
@@ -116,24 +113,4 @@ export function promptMessages(statement: string, corrupted: string, style: Prom
     { role: "system", content: style === "paper-explicit" ? PAPER_EXPLICIT_SYSTEM_PROMPT : SYSTEM_PROMPT },
     { role: "user", content: userMessage(statement, corrupted, style) },
   ];
-}
-
-/**
- * The stable id of a prompt: the hex SHA-256 of the messages as compact JSON, keys in the order
- * `role`, `content`. Python computes the same value with
- * `hashlib.sha256(json.dumps(messages, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()`,
- * so a trainer can recompute it from a row's prompt. Equal prompts (the same task exported twice, or two
- * tasks with identical text) share an id; the generic and explicit prompts of one task do not.
- */
-export function promptId(messages: readonly Message[]): string {
-  const canonical = JSON.stringify(messages.map(({ role, content }) => ({ role, content })));
-  return createHash("sha256").update(canonical, "utf8").digest("hex");
-}
-
-/**
- * A prompt as one string, for the "standard" (non-chat) formats: the system prompt, a blank line, the
- * user message. Used only when the trainer is not told to apply a chat template.
- */
-export function promptText(messages: readonly Message[]): string {
-  return messages.map((m) => m.content).join("\n\n");
 }

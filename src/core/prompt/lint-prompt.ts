@@ -15,10 +15,24 @@
  *
  * Pure: no I/O.
  */
-import type { Alert } from "../core/lint/alert.js";
-import type { LintLanguage } from "../core/lint/tools.js";
-import type { LintTask } from "../scoring/lint-task.js";
-import type { Message } from "./prompt.js";
+import type { Alert } from "../lint/alert.js";
+import type { LintLanguage } from "../lint/tools.js";
+import type { Message } from "./message.js";
+
+/**
+ * What the prompts read of a lint task (src/scoring/lint-task.ts's `LintTask` has these and more): the
+ * prompts sit below the task store, so they name only the fields they use.
+ */
+export type LintPromptTask = {
+  language: LintLanguage;
+  statement: string;
+  original: string;
+  alerts: readonly Alert[];
+  /** Only the style matters here: a stdio program, or Python tests of a function or module. */
+  tests: { style: string };
+  /** Python assert-style tests: the function handed to `check`; empty otherwise. */
+  entryPoint: string;
+};
 
 /** Human names of the languages, for prompts. */
 export const LANGUAGE_NAMES: Readonly<Record<LintLanguage, string>> = {
@@ -60,7 +74,7 @@ export function alertLine(alert: Alert): string {
 }
 
 /** The A+L→A′ prompt of a task. */
-export function alqMessages(task: LintTask): Message[] {
+export function alqMessages(task: LintPromptTask): Message[] {
   const name = LANGUAGE_NAMES[task.language];
   const analyzer = ANALYZER_NAMES[task.language];
   const alerts = [...task.alerts].sort((a, b) => a.line - b.line);
@@ -89,7 +103,7 @@ export function alqMessages(task: LintTask): Message[] {
 }
 
 /** What the solution must be: a stdio program, or a Python function. */
-function solutionForm(task: LintTask): string {
+function solutionForm(task: LintPromptTask): string {
   if (task.tests.style === "stdio") {
     const java = task.language === "java" ? " (a class with a `main` method)" : "";
     return `Write a complete program${java} that reads from standard input and writes to standard output.`;
@@ -100,7 +114,7 @@ function solutionForm(task: LintTask): string {
 }
 
 /** The Q→A and Q→A′ prompt of a task: the problem only. */
-export function qaMessages(task: LintTask): Message[] {
+export function qaMessages(task: LintPromptTask): Message[] {
   const name = LANGUAGE_NAMES[task.language];
   const user = [
     `Solve the following programming problem in ${name}.`,
