@@ -320,8 +320,15 @@ describe("limits", () => {
     const runs = await Promise.all(
       [0, 1, 2].map(() => python(code, { limits: { ...limits, maxProcesses: 12 } })),
     );
-    // The errno says which bound stopped the forks (EAGAIN: the process budget; ENOMEM: memory).
-    for (const r of runs) expect(Number(r.stdout.split(" ")[0]), r.stdout).toBeGreaterThanOrEqual(8);
+    // The errno says which bound stopped the forks (EAGAIN: the process budget; ENOMEM: memory). One
+    // shared budget of 12 could not give the three runs together more than 12 forks; own budgets give each
+    // about 9. (Each run alone is not held to 9: on a loaded machine a run has been seen stopped at 5.)
+    const forks = runs.map((r) => Number(r.stdout.split(" ")[0]));
+    for (const [i, r] of runs.entries()) expect(forks[i], r.stdout).toBeGreaterThan(0);
+    expect(
+      forks.reduce((sum, n) => sum + n, 0),
+      forks.join(" "),
+    ).toBeGreaterThan(12 + 6);
   });
 
   test("output beyond maxOutputBytes is cut and the program killed", async () => {
