@@ -9,14 +9,19 @@ import { join } from "node:path";
 import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
 import { PROMPT_STYLES, type PromptStyle } from "../core/prompt/repair-prompt.js";
 import { isMineditError } from "../errors.js";
-import { DEFAULT_RETRY_POLICY } from "../eval/backoff.js";
 import { DEFAULT_STATISTICS } from "../eval/build-report.js";
 import { runEvalCompare, runEvalReport } from "../eval/report-job.js";
 import { RUN_FILES } from "../eval/run-files.js";
 import { type EvalRunRequest, EXIT_INTERRUPTED, openEvalRun, runEvalRun } from "../eval/run-job.js";
 import { defaultCandidatesRunName, defaultRunName } from "../eval/run-name.js";
-import { EVAL_APIS, type EvalApi, normalizeEndpoint, type SamplingParams } from "../eval/sampling.js";
 import type { StdIo } from "../io/std-io.js";
+import {
+  ENDPOINT_OPTIONS,
+  endpointHelp,
+  generationSource,
+  generationTarget,
+  SAMPLING_FLAGS,
+} from "./endpoint-flags.js";
 import {
   fraction,
   integer,
@@ -27,7 +32,7 @@ import {
 } from "./eval-flags.js";
 import { runStudy } from "./eval-study.js";
 import { commandFailure, EXIT, type FlagValues, runCommand, usageError } from "./failures.js";
-import { buildConfig, numberFlag, SCORING_OPTIONS, scoringFlagValues } from "./scoring-flags.js";
+import { buildConfig, SCORING_OPTIONS, scoringFlagValues } from "./scoring-flags.js";
 
 const usage = usageError;
 
@@ -56,7 +61,6 @@ problem; paired comparisons of two runs; JSON, Markdown and one self-contained H
 }
 
 export function evalRunHelp(): string {
-  const d = DEFAULT_RETRY_POLICY;
   return `Usage: minedit eval run --tasks FILE --out DIR (--model M --base-url URL | --score-only | --candidates FILE) [options]
 
 1. Loads the tasks (repair and lint task rows, as \`minedit serve\` loads them) and the retention suites.
@@ -77,24 +81,7 @@ paper-generic | paper-explicit send the authors' evaluation prompt byte for byte
 Lint tasks get the A+L→A′ prompt, retention problems their benchmark's own prompt.
 
 Generation:
-  --model NAME            model name the endpoint serves (required to generate)
-  --base-url URL          e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL)
-  --api-key-env NAME      environment variable holding the API key (default: OPENAI_API_KEY; unset: "EMPTY",
-                          what local servers accept)
-  --api chat|completions  chat messages, or the prompt text without a chat template (default: chat)
-  --n N                   samples per task (default: 1); with n > 1 pass@k is reported too (--k)
-  --temperature X, --top-p X, --max-tokens N, --seed N, --reasoning-effort low|medium|high
-                          sampling parameters (absent: the provider's defaults). Each request's seed is
-                          --seed + the index of its first sample.
-  --extra-body JSON       more request fields, e.g. '{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}'
-  --parallel N            requests in flight (default: 8)
-  --one-per-request       one request per sample instead of one per task with the API's n
-  --timeout-ms N          per attempt (default: 600000)
-  --retries N             retries of a request on 408/409/429/5xx, timeouts and connection errors, with capped
-                          exponential backoff (${d.baseMs} ms doubling to ${d.maxMs / 1000} s, full jitter), never
-                          sooner than Retry-After (default: ${d.retries})
-  Reasoning: reasoning_content / reasoning is kept in the journal; the program is taken from the answer
-  (after the last </think> when the text has one). finish_reason "length" is recorded as truncated.
+${endpointHelp("--n", "--seed")}  --n N                   samples per task (default: 1); with n > 1 pass@k is reported too (--k)
 
 Samples from elsewhere:
   --score-only            score what the journal has (no request is sent); --model/--base-url and the
@@ -196,22 +183,10 @@ const RUN_OPTIONS = {
   tasks: { type: "string", multiple: true },
   out: { type: "string", short: "o" },
   name: { type: "string" },
-  model: { type: "string" },
-  "base-url": { type: "string" },
-  "api-key-env": { type: "string" },
-  api: { type: "string" },
+  ...ENDPOINT_OPTIONS,
+  seed: { type: "string" },
   prompt: { type: "string" },
   n: { type: "string" },
-  temperature: { type: "string" },
-  "top-p": { type: "string" },
-  "max-tokens": { type: "string" },
-  seed: { type: "string" },
-  "reasoning-effort": { type: "string" },
-  "extra-body": { type: "string" },
-  parallel: { type: "string" },
-  "one-per-request": { type: "boolean" },
-  "timeout-ms": { type: "string" },
-  retries: { type: "string" },
   "score-only": { type: "boolean" },
   candidates: { type: "string" },
   journal: { type: "string" },
@@ -240,70 +215,22 @@ async function runRequest(
   }
   const prompt: PromptStyle = oneOf("--prompt", values.prompt ?? "generic", PROMPT_STYLES);
   const samples = integer("--n", values.n, 1, 1);
-  const params: SamplingParams = {};
-  if (values.temperature !== undefined) params.temperature = numberFlag("--temperature", values.temperature);
-  if (values["top-p"] !== undefined) params.top_p = numberFlag("--top-p", values["top-p"]);
-  if (values["max-tokens"] !== undefined)
-    params.max_tokens = integer("--max-tokens", values["max-tokens"], 1, 1);
-  if (values.seed !== undefined) params.seed = integer("--seed", values.seed, 0, Number.MIN_SAFE_INTEGER);
-  if (values["reasoning-effort"] !== undefined) params.reasoning_effort = values["reasoning-effort"];
-  if (values["extra-body"] !== undefined) {
-    let extra: unknown;
-    try {
-      extra = JSON.parse(values["extra-body"]);
-    } catch (error) {
-      throw usage(`--extra-body: invalid JSON: ${(error as Error).message}`);
-    }
-    if (extra === null || typeof extra !== "object" || Array.isArray(extra))
-      throw usage("--extra-body: expected a JSON object");
-    params.extra = extra as Record<string, unknown>;
-  }
-  const api: EvalApi = oneOf("--api", values.api ?? "chat", EVAL_APIS);
-  const generationFlags = [
-    "temperature",
-    "top-p",
-    "max-tokens",
-    "seed",
-    "reasoning-effort",
-    "extra-body",
-    "n",
-  ] as const;
+  const seed = { flag: "--seed", text: values.seed };
   let source: EvalRunRequest["source"];
   if (values.candidates !== undefined) {
     if (values["score-only"] === true)
       throw usage("--candidates already scores without generating; drop --score-only");
-    for (const flag of ["model", "base-url", ...generationFlags.filter((f) => f !== "n")] as const) {
+    for (const flag of ["model", "base-url", "seed", ...SAMPLING_FLAGS] as const) {
       if (values[flag] !== undefined)
         throw usage(`--${flag} is for generation; --candidates scores given completions`);
     }
     source = { kind: "candidates", file: values.candidates };
   } else {
-    if (values.model === undefined) throw usage("missing --model NAME (or --candidates FILE)");
-    const baseUrl = values["base-url"] ?? env.OPENAI_BASE_URL;
-    if (baseUrl === undefined || baseUrl === "") throw usage("missing --base-url URL (or $OPENAI_BASE_URL)");
-    try {
-      new URL(baseUrl);
-    } catch {
-      throw usage(`--base-url: not a URL: ${JSON.stringify(baseUrl)}`);
-    }
-    const target = { endpoint: normalizeEndpoint(baseUrl), model: values.model, api, params };
-    if (values["score-only"] === true) {
-      source = { kind: "journal", target };
-    } else {
-      const keyVariable = values["api-key-env"] ?? "OPENAI_API_KEY";
-      source = {
-        kind: "generate",
-        target,
-        apiKey: env[keyVariable] ?? "EMPTY",
-        timeoutMs: integer("--timeout-ms", values["timeout-ms"], 600_000, 1),
-        retry: {
-          ...DEFAULT_RETRY_POLICY,
-          retries: integer("--retries", values.retries, DEFAULT_RETRY_POLICY.retries, 0),
-        },
-        parallel: integer("--parallel", values.parallel, 8, 1),
-        onePerRequest: values["one-per-request"] === true,
-      };
-    }
+    const target = generationTarget(values, env, " (or --candidates FILE)", seed);
+    source =
+      values["score-only"] === true
+        ? { kind: "journal", target }
+        : { kind: "generate", ...generationSource(target, values, env) };
   }
   const config = await buildConfig({
     ...scoringFlagValues(values),

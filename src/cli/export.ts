@@ -14,12 +14,14 @@
  *   there were any, since the selection then saw fewer candidates.
  */
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { type Config, DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
 import { PROMPT_STYLES, type PromptStyle } from "../core/prompt/repair-prompt.js";
 import { isMineditError } from "../errors.js";
 import { type ExportJob, type ExportJobRequest, openExportJob, runExportJob } from "../export/export-job.js";
 import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES } from "../export/format.js";
 import { EXPORT_FORMATS } from "../export/formats.js";
+import type { GenerateRequest } from "../export/generated-candidates.js";
 import { LINT_FIXERS, type LintExportSettings } from "../export/lint-export.js";
 import { EXPORT_KINDS, type ExportKind, isLintKind } from "../export/records.js";
 import type { ExportSettings } from "../export/run-export.js";
@@ -28,6 +30,7 @@ import { parseSplitSpec, type SplitWeight } from "../export/splits.js";
 import type { StdIo } from "../io/std-io.js";
 import { executionLimits } from "../scoring/limits.js";
 import { version } from "../version.js";
+import { ENDPOINT_OPTIONS, endpointHelp, generationSource, generationTarget } from "./endpoint-flags.js";
 import { EXIT, type FlagValues, runCommand, usageError } from "./failures.js";
 import {
   buildConfig,
@@ -64,6 +67,12 @@ const OPTIONS = {
   // Scoring (rsft, dpo): the same flags and meaning as `minedit score`.
   ...SCORING_OPTIONS,
   fixer: { type: "string" },
+  // rsft/dpo candidates sampled from an endpoint: the same flags and meaning as `eval run`'s.
+  generate: { type: "boolean" },
+  samples: { type: "string" },
+  "sampling-seed": { type: "string" },
+  journal: { type: "string" },
+  ...ENDPOINT_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -129,10 +138,22 @@ Inputs:
   --candidates FILE   rsft/dpo: sampled completions, JSONL or Parquet (.parquet), one of
                         {"task_id": "t1", "completion": "..."}              one row per completion
                         {"task_id": "t1", "completions": ["...", "..."]}  one row per task
+                        {"task_id": "t1", "error": "HTTP 500 ..."}        a sample that failed at the API
                         verl generation output (a "responses" list; task id from extra_info.task_id or
                         reward_model.ground_truth, as in a grpo verl export)
+                        an eval run: its directory or its samples.jsonl (\`minedit eval run\`; each sample's
+                        extracted program, in a \`\`\`python block, is the completion; API_ERROR and MISSING
+                        samples are counted, not scored)
                       A completion may also be a list of chat messages (its last assistant message).
-
+  --generate          rsft/dpo: sample the candidates from an OpenAI-compatible endpoint instead (vLLM,
+                      SGLang, OpenAI, ...), with the rows' own prompt (--prompt): N per task (--samples),
+                      journalled so that a killed export resumes without asking a finished request again,
+                      then scored and selected as above. The response of a row is the completion without
+                      its reasoning (what follows the last </think>; reasoning_content is never in it).
+  --samples N         samples per task (default: ${DEFAULTS.perTask}, the paper's N); every one is scored
+  --journal FILE      the generation journal (default: OUT/.journal/NAME.jsonl); exports may share one
+  --sampling-seed N   the requests' seed (--seed places problems in splits)
+${endpointHelp("--samples", "--sampling-seed")}
 Options:
   --out DIR, -o DIR   output directory (created; files of a previous export with the same NAME are replaced
                       atomically)
@@ -165,6 +186,9 @@ Examples:
   minedit export --kind sft --format hf --tasks tasks.jsonl --splits train=0.9,test=0.1 --out data/hf
   minedit export --kind grpo --format verl --tasks tasks.jsonl --splits train=0.95,test=0.05 --out data/verl
   minedit export --kind rsft --format llamafactory --tasks tasks.jsonl --candidates samples.jsonl --out data/lf
+  minedit export --kind dpo --format hf --tasks datasets/tasks/in-domain.jsonl --generate \\
+    --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-4B-Instruct-2507 --samples 8 --temperature 1 --out data/hf
+  minedit export --kind rsft --format verl --tasks datasets/tasks/in-domain.jsonl --candidates runs/base --out data/verl
   minedit export --kind dpo --format openrlhf --tasks tasks.jsonl --candidates gen.parquet \\
     --rejected failing --prompt explicit --out data/openrlhf
   minedit export --kind alq --format hf --tasks datasets/lint/tasks/cpp.jsonl --fixer clang-tidy \\
@@ -173,8 +197,10 @@ Examples:
 
 Exit codes:
   ${EXIT.ok}  exported; no input row was bad
-  ${EXIT.badRows}  exported; some rows were bad, reported on stderr (FILE:LINE: reason) and skipped
-  ${EXIT.usage}  usage error (bad flag or value, unreadable input, sandbox not available); nothing written
+  ${EXIT.badRows}  exported; some rows were bad, reported on stderr (FILE:LINE: reason) and skipped, or some
+     candidate samples have no completion (failed at the API: with --generate, run again to ask them again)
+  ${EXIT.usage}  usage error (bad flag or value, unreadable input, sandbox not available, endpoint refused or
+     unreachable); nothing written (with --generate, the journal keeps what was generated)
   ${EXIT.internal}  internal error (a bug, or minedit is not built); nothing written
 `;
 }
@@ -197,7 +223,11 @@ function positiveInteger(flag: string, text: string, minimum: number): number {
 }
 
 /** Validates the flags into an export request; throws usage errors. */
-async function request(values: Values, positionals: string[]): Promise<ExportJobRequest> {
+async function request(
+  values: Values,
+  positionals: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<ExportJobRequest> {
   if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.kind === undefined) throw usage(`missing --kind (${EXPORT_KINDS.join(", ")})`);
   if (values.format === undefined) throw usage(`missing --format (${FORMAT_NAMES.join(", ")})`);
@@ -225,10 +255,9 @@ async function request(values: Values, positionals: string[]): Promise<ExportJob
     throw error;
   }
   const seed = values.seed === undefined ? DEFAULTS.seed : positiveInteger("--seed", values.seed, 0);
-  const perTask =
-    values["per-task"] === undefined
-      ? DEFAULTS.perTask
-      : positiveInteger("--per-task", values["per-task"], 1);
+  const perTaskFlag = values.generate === true ? "--samples" : "--per-task";
+  const perTaskText = values.generate === true ? values.samples : values["per-task"];
+  const perTask = perTaskText === undefined ? DEFAULTS.perTask : positiveInteger(perTaskFlag, perTaskText, 1);
   const keep = values.keep === undefined ? DEFAULTS.keep : positiveInteger("--keep", values.keep, 1);
   const rejected: RejectedMode = oneOf("--rejected", values.rejected ?? DEFAULTS.rejected, REJECTED_MODES);
   const name = values.name ?? kind;
@@ -238,8 +267,12 @@ async function request(values: Values, positionals: string[]): Promise<ExportJob
   const taskFiles = values.tasks ?? [];
   if (taskFiles.length === 0) throw usage("missing --tasks FILE (a task file, JSONL)");
   const needsCandidates = kind === "rsft" || kind === "dpo";
-  if (needsCandidates && values.candidates === undefined)
-    throw usage(`--kind ${kind} needs --candidates FILE`);
+  const generating = values.generate === true;
+  if (generating && !needsCandidates) throw usage(`--generate samples rsft/dpo candidates; not for ${kind}`);
+  if (generating && values.candidates !== undefined)
+    throw usage("give --candidates FILE or --generate, not both");
+  if (needsCandidates && !generating && values.candidates === undefined)
+    throw usage(`--kind ${kind} needs --candidates FILE (or --generate to sample them from an endpoint)`);
   if (!needsCandidates && !lintKind && values.candidates !== undefined) {
     throw usage(`--candidates is only used by --kind rsft and dpo (and alq, qa, qa-prime), not ${kind}`);
   }
@@ -247,6 +280,14 @@ async function request(values: Values, positionals: string[]): Promise<ExportJob
     throw usage(
       `--kind ${kind} needs revisions: --candidates FILE (a teacher's completions) and/or --fixer clang-tidy`,
     );
+  }
+  if (!generating) {
+    for (const flag of ["samples", "sampling-seed", "journal", ...Object.keys(ENDPOINT_OPTIONS)] as const) {
+      if (values[flag as keyof Values] !== undefined)
+        throw usage(`--${flag} is for --generate (sampling the candidates from an endpoint)`);
+    }
+  } else if (values["per-task"] !== undefined) {
+    throw usage("with --generate, --samples N sets the candidates per task; drop --per-task");
   }
   const stdinUsers = [...taskFiles, values.candidates].filter((f) => f === "-").length;
   if (stdinUsers > 1) throw usage("only one input can be read from stdin (-)");
@@ -294,7 +335,17 @@ async function request(values: Values, positionals: string[]): Promise<ExportJob
         mineditVersion: settings.mineditVersion,
       }
     : null;
-  return { settings, lint, outDir: values.out, taskFiles, candidatesFile: values.candidates };
+  let generate: GenerateRequest | null = null;
+  if (generating) {
+    const seed = { flag: "--sampling-seed", text: values["sampling-seed"] };
+    const target = generationTarget(values, env, " (the model to sample candidates from)", seed);
+    generate = {
+      source: generationSource(target, values, env),
+      samples: perTask,
+      journalPath: values.journal ?? join(values.out, ".journal", `${name}.jsonl`),
+    };
+  }
+  return { settings, lint, outDir: values.out, taskFiles, candidatesFile: values.candidates, generate };
 }
 
 /** Runs `minedit export` and returns the exit code. Never throws. */
@@ -305,10 +356,11 @@ export function runExportCommand(argv: readonly string[], io: StdIo): Promise<nu
     io,
     options: OPTIONS,
     help: exportHelp,
-    prepare: async (values: Values, positionals) => openExportJob(await request(values, positionals), io),
+    prepare: async (values: Values, positionals) =>
+      openExportJob(await request(values, positionals, process.env), io),
     execute: async (job: ExportJob) => {
-      const { badRows } = await runExportJob(job, io);
-      return badRows > 0 ? EXIT.badRows : EXIT.ok;
+      const { badRows, withoutCompletion } = await runExportJob(job, io);
+      return badRows > 0 || withoutCompletion > 0 ? EXIT.badRows : EXIT.ok;
     },
     close: (job: ExportJob) => job.close(),
   });

@@ -8,6 +8,13 @@
  *   `responses`, a list of strings), run on a GRPO export: the task id is then found in
  *   `extra_info.task_id` or `reward_model.ground_truth`.
  *
+ * - a sample that has no completion: `{"task_id": "t1", "error": "HTTP 500: ..."}` (a request that failed
+ *   after its retries; counted, never scored);
+ * - the scored samples of an eval run (`samples.jsonl`, rows versioned `minedit-eval-sample/1`,
+ *   docs/eval.md): the program the run extracted becomes the completion, in a ```python block (the answer
+ *   format the prompts ask for; the run keeps the program, not the raw text); a sample without one is an
+ *   empty completion (NO_CODE when scored), except API_ERROR and MISSING samples, which have no completion.
+ *
  * A completion is a string, or a list of chat messages (TRL's conversational completions): then the
  * content of its last assistant message is the completion.
  *
@@ -17,6 +24,10 @@ import { ErrorCode, MineditError } from "../errors.js";
 
 /** The columns a candidates row is read from; other columns of a Parquet file are not decoded. */
 export const CANDIDATE_COLUMNS = [
+  "v",
+  "outcome",
+  "program",
+  "error",
   "task_id",
   "extra_info",
   "reward_model",
@@ -25,8 +36,20 @@ export const CANDIDATE_COLUMNS = [
   "responses",
 ];
 
-/** The completions of one row and the task they answer. */
-export type CandidateRow = { taskId: string; completions: string[] };
+/**
+ * The completions of one row and the task they answer; `unavailable` gives, per sample that has no
+ * completion, why (`API error`, `missing`).
+ */
+export type CandidateRow = { taskId: string; completions: string[]; unavailable: string[] };
+
+/** Why a sample has no completion, as summaries count it. */
+export const UNAVAILABLE = { apiError: "API error", missing: "missing" } as const;
+
+/** The version field of an eval run's sample rows (src/eval/records.ts `SAMPLE_RECORD_VERSION`). */
+export const EVAL_SAMPLE_VERSION = "minedit-eval-sample/1";
+
+/** The file of an eval run directory that holds its samples (src/eval/run-files.ts uses this name). */
+export const EVAL_SAMPLES_FILE = "samples.jsonl";
 
 function invalid(message: string, field: string): MineditError {
   return new MineditError(ErrorCode.InvalidArgument, message, { field });
@@ -107,7 +130,12 @@ const COMPLETION_FIELDS = ["completion", "completions", "responses"] as const;
  */
 export function parseCandidateRow(row: Record<string, unknown>): CandidateRow {
   const taskId = rowTaskId(row);
+  if (row.v === EVAL_SAMPLE_VERSION) return evalSample(taskId, row);
   const present = COMPLETION_FIELDS.filter((name) => Object.hasOwn(row, name));
+  if (present.length === 0 && Object.hasOwn(row, "error")) {
+    if (typeof row.error !== "string") throw invalid('field "error": expected a string', "error");
+    return { taskId, completions: [], unavailable: [UNAVAILABLE.apiError] };
+  }
   if (present.length === 0) {
     throw invalid('missing field "completion" (or a list in "completions" or "responses")', "completion");
   }
@@ -118,9 +146,26 @@ export function parseCandidateRow(row: Record<string, unknown>): CandidateRow {
     );
   }
   const field = present[0] as (typeof COMPLETION_FIELDS)[number];
-  if (field === "completion") return { taskId, completions: [completionText(row.completion, field)] };
+  if (field === "completion")
+    return { taskId, completions: [completionText(row.completion, field)], unavailable: [] };
   const list = row[field];
   if (!Array.isArray(list)) throw invalid(`field "${field}": expected a list of completions`, field);
   if (list.length === 0) throw invalid(`field "${field}": the list is empty`, field);
-  return { taskId, completions: list.map((item, i) => completionText(item, `${field}[${i}]`)) };
+  return {
+    taskId,
+    completions: list.map((item, i) => completionText(item, `${field}[${i}]`)),
+    unavailable: [],
+  };
+}
+
+/** One sample of an eval run (see the module doc). */
+function evalSample(taskId: string, row: Record<string, unknown>): CandidateRow {
+  const { outcome, program } = row;
+  if (typeof outcome !== "string") throw invalid('field "outcome": expected a string', "outcome");
+  if (outcome === "API_ERROR") return { taskId, completions: [], unavailable: [UNAVAILABLE.apiError] };
+  if (outcome === "MISSING") return { taskId, completions: [], unavailable: [UNAVAILABLE.missing] };
+  if (program === null || program === undefined) return { taskId, completions: [""], unavailable: [] };
+  if (typeof program !== "string") throw invalid('field "program": expected a string or null', "program");
+  const body = program.endsWith("\n") ? program : `${program}\n`;
+  return { taskId, completions: [`\`\`\`python\n${body}\`\`\``], unavailable: [] };
 }

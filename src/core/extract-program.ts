@@ -118,6 +118,16 @@ function stripContainerIndent(block: string, indent: number): string {
 }
 
 /**
+ * The answer of a completion without its inline reasoning: what follows the last `</think>` (rule 1),
+ * leading whitespace removed; the whole text when it has none. What a training row keeps of a sampled
+ * completion.
+ */
+export function answerAfterReasoning(completion: string): string {
+  const thinkEnd = completion.lastIndexOf(THINK_CLOSE);
+  return thinkEnd === -1 ? completion : completion.slice(thinkEnd + THINK_CLOSE.length).trimStart();
+}
+
+/**
  * Extracts the candidate program from a completion (docs/reward.md#from-completion-to-program-m). Pure and total: never throws.
  *
  * @returns `{ kind: "code", program }` with the program text exactly as written (see the module comment

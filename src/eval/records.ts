@@ -8,13 +8,14 @@
  * Pure: no I/O.
  */
 import { z } from "zod";
+import { EVAL_SAMPLE_VERSION } from "../core/candidate-row.js";
 import { PROMPT_STYLES } from "../core/prompt/repair-prompt.js";
 import { VERDICTS } from "../core/reward.js";
 
 /** Versions of the run files, in every line / at the top of every file. */
 export const RUN_FILE_VERSION = "minedit-eval-run/1";
 export const TASK_RECORD_VERSION = "minedit-eval-task/1";
-export const SAMPLE_RECORD_VERSION = "minedit-eval-sample/1";
+export const SAMPLE_RECORD_VERSION = EVAL_SAMPLE_VERSION;
 
 /**
  * What became of a sample: a scoring verdict (src/core/reward.ts), `API_ERROR` (the endpoint failed

@@ -14,10 +14,11 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
+import { EVAL_SAMPLES_FILE } from "../core/candidate-row.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { writeFileAtomically } from "../io/atomic-write.js";
 import { fsReason } from "../io/inputs.js";
-import { checkedJsonLines } from "./json-lines.js";
+import { checkedJsonLines } from "../io/json-lines.js";
 import {
   type RunManifest,
   RunManifestSchema,
@@ -31,7 +32,7 @@ export const RUN_FILES = {
   manifest: "run.json",
   journal: "journal.jsonl",
   tasks: "tasks.jsonl",
-  samples: "samples.jsonl",
+  samples: EVAL_SAMPLES_FILE,
   reportJson: "report.json",
   reportMarkdown: "report.md",
   reportHtml: "report.html",

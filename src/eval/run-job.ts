@@ -12,23 +12,23 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Config } from "../config.js";
-import { CANDIDATE_COLUMNS, parseCandidateRow } from "../core/candidate-row.js";
+import { CANDIDATE_COLUMNS, parseCandidateRow, UNAVAILABLE } from "../core/candidate-row.js";
 import type { PromptStyle } from "../core/prompt/repair-prompt.js";
 import { REWARD_DEFINITION_VERSION } from "../core/reward.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { type GenerationSummary, journalSamples } from "../generation/generate.js";
+import { type GenerationSource, GenerationStage } from "../generation/generate-stage.js";
+import { Journal } from "../generation/journal.js";
+import type { GenerationTarget } from "../generation/sampling.js";
+import { formatRetries, StageProgress } from "../generation/stage-progress.js";
 import { writeFileAtomically } from "../io/atomic-write.js";
 import { openRowSource } from "../io/inputs.js";
 import type { StdIo } from "../io/std-io.js";
 import { missingModules, runtimeNamed } from "../sandbox/runtimes.js";
 import { type ScoringEngine, startScoringEngine } from "../scoring/scoring-engine.js";
 import { version } from "../version.js";
-import type { RetryPolicy } from "./backoff.js";
 import { buildReport } from "./build-report.js";
-import { Endpoint } from "./endpoint.js";
-import { formatRetries, StageProgress } from "./eval-progress.js";
 import { type EvalTask, parseEvalTask } from "./eval-task.js";
-import { type GenerationSummary, generateSamples, taskSampleKeys } from "./generate.js";
-import { Journal } from "./journal.js";
 import { renderSummaryMarkdown } from "./markdown.js";
 import {
   RUN_FILE_VERSION,
@@ -40,11 +40,7 @@ import {
 import type { Statistics } from "./report-schema.js";
 import { loadBigCodeBench, loadLiveCodeBench, type RetentionSet } from "./retention.js";
 import { RUN_FILES, writeReportFiles, writeRun } from "./run-files.js";
-import type { GenerationTarget } from "./sampling.js";
 import { type SampleInput, type SampleInputs, scoreSamples } from "./score-samples.js";
-
-/** How long the reachability probe of the endpoint may take (endpoint.ts `probe`). */
-const PROBE_TIMEOUT_MS = 10_000;
 
 /** Exit code of a run stopped by Ctrl-C (128 + SIGINT). */
 export const EXIT_INTERRUPTED = 130;
@@ -57,15 +53,7 @@ export type EvalRunRequest = {
   samples: number;
   /** Where the samples come from. */
   source:
-    | {
-        kind: "generate";
-        target: GenerationTarget;
-        apiKey: string;
-        timeoutMs: number;
-        retry: RetryPolicy;
-        parallel: number;
-        onePerRequest: boolean;
-      }
+    | ({ kind: "generate" } & GenerationSource)
     | { kind: "journal"; target: GenerationTarget }
     | { kind: "candidates"; file: string };
   journalPath: string;
@@ -226,6 +214,11 @@ async function candidateInputs(
           latencyMs: null,
         });
       }
+      // A sample the file marks as failed at the API counts as one; a missing one stays MISSING.
+      for (const reason of row.unavailable) {
+        if (reason === UNAVAILABLE.apiError)
+          byIndex.set(byIndex.size, { status: "api_error", message: "failed at the API", latencyMs: null });
+      }
       inputs.set(row.taskId, byIndex);
     }
   } finally {
@@ -244,8 +237,7 @@ function journalInputs(
   const inputs = new Map<string, Map<number, SampleInput>>();
   for (const task of tasks) {
     const byIndex = new Map<number, SampleInput>();
-    taskSampleKeys(task, target, samples).forEach((key, index) => {
-      const entry = journal.state.entries.get(key);
+    journalSamples(journal, task, target, samples).forEach((entry, index) => {
       if (entry === undefined) return;
       if (entry.status === "error") {
         byIndex.set(index, {
@@ -347,26 +339,11 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
   const onSigint = () => abort.abort(new MineditError(ErrorCode.Cancelled, "interrupted"));
   process.once("SIGINT", onSigint);
   let mainEngine: ScoringEngine | null = null;
-  // Set when generation starts (the progress line shows the retries).
-  let onRetry: (cause: string) => void = () => {};
-  const endpoint =
-    request.source.kind === "generate"
-      ? new Endpoint({
-          target: request.source.target,
-          apiKey: request.source.apiKey,
-          timeoutMs: request.source.timeoutMs,
-          retry: request.source.retry,
-          onRetry: (cause) => onRetry(cause),
-        })
-      : null;
+  const stage =
+    request.source.kind === "generate" ? new GenerationStage(request.source, label, io.stderr) : null;
   try {
     // A dead endpoint stops the run now, not after the gate.
-    try {
-      await endpoint?.probe(PROBE_TIMEOUT_MS);
-    } catch (error) {
-      if (isMineditError(error) && error.code === ErrorCode.Unavailable) throw usage(error.rawMessage);
-      throw error;
-    }
+    await stage?.probe();
     if (mainTasks.length > 0) {
       // The gate reports once, when done; say up front why the first run of a task set waits here.
       if (request.config.tasks.gate)
@@ -386,7 +363,7 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
 
     // Samples.
     let generation: GenerationSummary | null = null;
-    const retries = new Map<string, number>();
+    const retries = stage?.retries ?? new Map<string, number>();
     let inputs: SampleInputs;
     let badCandidates = 0;
     const generateStart = performance.now();
@@ -403,50 +380,13 @@ export async function runEvalRun(job: EvalRunJob, io: StdIo): Promise<number> {
       const journal = job.journal as Journal;
       if (journal.state.repaired)
         log(`the journal's last line was torn (an interrupted write) and was dropped`);
-      if (request.source.kind === "generate") {
-        const source = request.source;
-        const progress = new StageProgress(io.stderr, `${label}: generating`, "samples");
-        let last = { done: 0, total: 0, tokens: 0, errors: 0 };
-        onRetry = (cause) => {
-          retries.set(cause, (retries.get(cause) ?? 0) + 1);
-          progress.update({ ...last, retries });
-        };
-        try {
-          generation = await generateSamples({
-            tasks: served,
-            samples: request.samples,
-            target: source.target,
-            endpoint: endpoint as Endpoint,
-            journal,
-            parallel: source.parallel,
-            onePerRequest: source.onePerRequest,
-            signal: abort.signal,
-            onProgress: (counts) => {
-              last = counts;
-              progress.update({ ...counts, retries });
-            },
-            onError: (taskId, message) =>
-              progress.log(`${label}: ${taskId}: request failed after retries: ${message}`),
-          });
-        } catch (error) {
-          progress.clear();
-          if (isMineditError(error) && error.code === ErrorCode.Unavailable) throw usage(error.rawMessage);
-          throw error;
-        }
-        progress.clear();
+      if (stage !== null) {
+        generation = await stage.run(served, request.samples, journal, abort.signal);
         if (abort.signal.aborted) {
-          io.stderr.write(
-            `${label}: interrupted; ${generation.generated} sample(s) generated now are in ${request.journalPath} ` +
-              `(with ${generation.reused} from before). Run the same command again to resume.\n`,
-          );
+          log(stage.interruptedLine(generation, request.journalPath));
           return EXIT_INTERRUPTED;
         }
-        log(
-          `generated ${generation.generated} sample(s) in ${generation.requests} request(s) ` +
-            `(${generation.reused} already in the journal, ${generation.failed} failed), ` +
-            `${generation.completionTokens.toLocaleString("en-US")} completion tokens, ${generation.seconds.toFixed(1)} s` +
-            (retries.size > 0 ? `; ${formatRetries(retries)}` : ""),
-        );
+        log(stage.summaryLine(generation));
       }
       inputs = journalInputs(journal, served, request.source.target, request.samples);
     }

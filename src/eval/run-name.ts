@@ -11,7 +11,7 @@
  * Pure: no I/O.
  */
 import { ErrorCode, MineditError } from "../errors.js";
-import type { SamplingParams } from "./sampling.js";
+import type { SamplingParams } from "../generation/sampling.js";
 
 /** The separator between the parts of a default name. */
 export const RUN_NAME_SEPARATOR = " · ";

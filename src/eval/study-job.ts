@@ -6,13 +6,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { ErrorCode, MineditError } from "../errors.js";
+import type { SamplingParams } from "../generation/sampling.js";
 import { fsReason } from "../io/inputs.js";
 import type { StdIo } from "../io/std-io.js";
 import { runMetrics } from "./build-report.js";
 import { renderHtml } from "./html.js";
 import type { Statistics } from "./report-schema.js";
 import { type RunFiles, readRun, writeReportFiles } from "./run-files.js";
-import type { SamplingParams } from "./sampling.js";
 import { buildStudy, type StudySetting, type TaskResult } from "./study.js";
 import { studyCharts } from "./study-charts.js";
 import { renderStudyMarkdown } from "./study-markdown.js";

@@ -20,9 +20,9 @@
  * Pure: no I/O (the study job reads the files).
  */
 import { ErrorCode, MineditError } from "../errors.js";
-import { jsonLines } from "./json-lines.js";
+import type { SamplingParams } from "../generation/sampling.js";
+import { jsonLines } from "../io/json-lines.js";
 import { reasoningLabel } from "./run-name.js";
-import type { SamplingParams } from "./sampling.js";
 
 /** An estimate with its interval when one is known (published rows usually have none). */
 export type MetricValue = { estimate: number; low: number | null; high: number | null };

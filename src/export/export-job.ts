@@ -6,8 +6,10 @@
  */
 
 import { setMaxListeners } from "node:events";
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { createLintSandbox, Linter } from "../analyzers/linter.js";
-import { CANDIDATE_COLUMNS } from "../core/candidate-row.js";
+import { CANDIDATE_COLUMNS, EVAL_SAMPLES_FILE } from "../core/candidate-row.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import { openRowSource, type RowSource } from "../io/inputs.js";
 import { Progress } from "../io/progress.js";
@@ -17,6 +19,7 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { MetricsPool } from "../workers/metrics-pool.js";
 import type { RunSettings } from "./export-run.js";
 import type { ExportManifest, ManifestFile } from "./format.js";
+import { CandidateGenerator, type GenerateRequest } from "./generated-candidates.js";
 import { type LintExportSettings, runLintExport } from "./lint-export.js";
 import { ExportOutput } from "./output.js";
 import { type ExportSettings, runExport } from "./run-export.js";
@@ -30,6 +33,8 @@ export type ExportJobRequest = {
   outDir: string;
   taskFiles: readonly string[];
   candidatesFile: string | undefined;
+  /** rsft/dpo `--generate`: sample the candidates from an endpoint instead of reading a file. */
+  generate: GenerateRequest | null;
 };
 
 /** An export with its inputs open. */
@@ -37,6 +42,8 @@ export type ExportJob = {
   request: ExportJobRequest;
   tasks: RowSource[];
   candidates: RowSource | undefined;
+  /** `--generate`: samples the candidates (its endpoint answered when the job was opened). */
+  generator: CandidateGenerator | null;
   sandbox: Sandbox | null;
   /** The analyzers judging lint revisions (null when nothing is judged). */
   linter: Linter | null;
@@ -44,8 +51,11 @@ export type ExportJob = {
   close(): Promise<void>;
 };
 
-/** How it went: rows skipped as bad (reported on stderr as `FILE:LINE: reason`). */
-export type ExportOutcome = { badRows: number };
+/**
+ * How it went: rows skipped as bad (reported on stderr as `FILE:LINE: reason`), and candidate samples
+ * without a completion (failed at the API: running again asks them again).
+ */
+export type ExportOutcome = { badRows: number; withoutCompletion: number };
 
 function usage(message: string): MineditError {
   return new MineditError(ErrorCode.InvalidArgument, message);
@@ -69,6 +79,31 @@ async function openSandbox(
 }
 
 /**
+ * The candidates file of `--candidates PATH`: PATH itself, or an eval run directory's samples.jsonl.
+ *
+ * @throws MineditError `InvalidArgument` for a directory without one.
+ */
+async function candidatesPath(path: string): Promise<string> {
+  if (path === "-") return path;
+  let directory = false;
+  try {
+    directory = (await stat(path)).isDirectory();
+  } catch {
+    return path; // openRowSource says why it cannot be read
+  }
+  if (!directory) return path;
+  const samples = join(path, EVAL_SAMPLES_FILE);
+  try {
+    await stat(samples);
+  } catch {
+    throw usage(
+      `--candidates ${path}: a directory, but not an eval run (no ${EVAL_SAMPLES_FILE}); give a candidates file or \`minedit eval run\`'s output directory`,
+    );
+  }
+  return samples;
+}
+
+/**
  * Opens the inputs, then the sandbox if anything is judged; closes what it opened on failure.
  *
  * @throws MineditError `InvalidArgument` with a message for the user (unreadable input, no sandbox).
@@ -84,7 +119,16 @@ export async function openExportJob(request: ExportJobRequest, io: StdIo): Promi
     const candidates =
       request.candidatesFile === undefined
         ? undefined
-        : await openRowSource(request.candidatesFile, io.stdin, "--candidates", CANDIDATE_COLUMNS);
+        : await openRowSource(
+            await candidatesPath(request.candidatesFile),
+            io.stdin,
+            "--candidates",
+            CANDIDATE_COLUMNS,
+          );
+    // A dead endpoint stops the export now, before the sandbox starts.
+    const generator =
+      request.generate === null ? null : new CandidateGenerator(request.generate, settings.prompt, io.stderr);
+    await generator?.probe();
     if (candidates !== undefined) opened.push(candidates);
     let sandbox: Sandbox | null = null;
     let linter: Linter | null = null;
@@ -115,6 +159,7 @@ export async function openExportJob(request: ExportJobRequest, io: StdIo): Promi
       request,
       tasks: opened.filter((s) => s !== candidates),
       candidates,
+      generator,
       sandbox,
       linter,
       async close() {
@@ -147,9 +192,22 @@ export async function runExportJob(job: ExportJob, io: StdIo): Promise<ExportOut
         scoreMemoEntries: settings.config.pool.scoreMemoEntries,
       });
       try {
+        const generator = job.generator;
         return await runExport(settings, job.tasks, job.candidates, {
           pool,
           sandbox: job.sandbox,
+          ...(generator === null
+            ? {}
+            : {
+                generator: {
+                  generate(tasks, signal) {
+                    // The task rows' progress line gives way to generation's own.
+                    current?.progress.clear();
+                    current = undefined;
+                    return generator.generate(tasks, signal);
+                  },
+                },
+              }),
           output,
           report,
           signal,
@@ -161,7 +219,7 @@ export async function runExportJob(job: ExportJob, io: StdIo): Promise<ExportOut
                 progress: new Progress({
                   stream: io.stderr,
                   label: "minedit export",
-                  unit: source === job.candidates ? "candidates" : "task rows",
+                  unit: job.tasks.includes(source) ? "task rows" : "candidates",
                   ...(source.size === undefined ? {} : { totalBytes: source.size }),
                 }),
               };
@@ -241,5 +299,10 @@ async function runAndCommit<Summary extends ExportSummary | LintExportSummary>(
   );
   clearProgress();
   io.stderr.write(text(result.summary, manifest.files, (performance.now() - started) / 1000));
-  return { badRows: Object.values(result.summary.badRows).reduce((a, b) => a + b, 0) };
+  const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  const { candidates } = result.summary;
+  return {
+    badRows: sum(result.summary.badRows),
+    withoutCompletion: "unavailable" in candidates ? sum(candidates.unavailable) : 0,
+  };
 }

@@ -26,6 +26,7 @@ import { type CandidateJob, CandidateScorer } from "./candidate-scorer.js";
 import { bump, ExportRun, type RunDeps, type RunSettings, runManifest } from "./export-run.js";
 import { type ExportTask, parseExportTask } from "./export-task.js";
 import type { ExportManifest } from "./format.js";
+import type { CandidateGenerator } from "./generated-candidates.js";
 import { dpoRecord, type ExportKind, grpoRecord, recordBase, rsftRecord, sftRecord } from "./records.js";
 import {
   DpoSelector,
@@ -56,14 +57,25 @@ export type ExportDeps = RunDeps<RowSource> & {
   pool: MetricsPool;
   /** Needed for rsft/dpo (the candidates' tests run in it). */
   sandbox: Sandbox | null;
+  /** rsft/dpo with `--generate`: samples the candidates once the tasks are loaded (instead of a file). */
+  generator?: Pick<CandidateGenerator, "generate">;
 };
 
 function emptySummary(): ExportSummary {
   return {
     tasks: { read: 0, used: 0, ood: 0, bad: 0, withoutCandidates: 0 },
     badRows: {},
-    candidates: { rows: 0, completions: 0, scored: 0, verdicts: {}, overLimit: 0, forOodTasks: 0 },
-    selection: { tasksWithRows: 0, rows: 0, noRows: {} },
+    candidates: {
+      rows: 0,
+      completions: 0,
+      scored: 0,
+      verdicts: {},
+      overLimit: 0,
+      forOodTasks: 0,
+      unavailable: {},
+    },
+    generation: null,
+    selection: { tasksWithRows: 0, rows: 0, noRows: {}, complete: 0 },
     rowsPerSplit: {},
   };
 }
@@ -138,11 +150,32 @@ class Exporter extends ExportRun<ExportSummary, RowSource> {
     }
   }
 
-  /** rsft / dpo: score the candidates of each task and write the selected rows. */
-  async exportCandidates(taskSources: readonly RowSource[], candidates: RowSource): Promise<void> {
+  /**
+   * rsft / dpo: score the candidates of each task and write the selected rows. The candidates are a file,
+   * or (null) sampled by `deps.generator` for the tasks that were loaded.
+   */
+  async exportCandidates(taskSources: readonly RowSource[], file: RowSource | null): Promise<void> {
     const tasks = new Map<string, ExportTask>();
     for await (const batch of this.taskBatches(taskSources)) {
       for (const { task } of batch) tasks.set(task.taskId, task);
+    }
+    let candidates: RowSource;
+    if (file !== null) {
+      candidates = file;
+    } else {
+      if (this.deps.generator === undefined)
+        throw new Error("internal error: no candidates and no generator");
+      const generated = await this.deps.generator.generate([...tasks.values()], this.deps.signal);
+      const g = generated.generation;
+      this.summary.generation = {
+        reused: g.reused,
+        asked: g.asked,
+        generated: g.generated,
+        failed: g.failed,
+        requests: g.requests,
+        completionTokens: g.completionTokens,
+      };
+      candidates = generated.rows;
     }
     this.done = 0;
     const sandbox = this.deps.sandbox;
@@ -163,6 +196,8 @@ class Exporter extends ExportRun<ExportSummary, RowSource> {
     };
     const states = new Map<string, State>();
     const finished = new Set<string>();
+    /** Samples without a completion, by task and reason (a task with nothing else gets no row for that reason). */
+    const unavailable = new Map<string, Record<string, number>>();
     let jobs: (CandidateJob & { taskId: string })[] = [];
 
     const finish = async (state: State) => {
@@ -189,6 +224,13 @@ class Exporter extends ExportRun<ExportSummary, RowSource> {
       const { row } = item;
       this.summary.candidates.rows += 1;
       this.summary.candidates.completions += row.completions.length;
+      for (const reason of row.unavailable) {
+        bump(this.summary.candidates.unavailable, reason);
+        const reasons = unavailable.get(row.taskId) ?? {};
+        bump(reasons, reason);
+        unavailable.set(row.taskId, reasons);
+      }
+      if (row.completions.length === 0) continue;
       const task = tasks.get(row.taskId);
       if (task === undefined) {
         if (this.oodTasks.has(row.taskId)) {
@@ -230,7 +272,17 @@ class Exporter extends ExportRun<ExportSummary, RowSource> {
     }
     await submit();
     for (const state of [...states.values()]) await finish(state);
-    for (const taskId of tasks.keys()) if (!finished.has(taskId)) this.summary.tasks.withoutCandidates += 1;
+    for (const taskId of tasks.keys()) {
+      if (finished.has(taskId)) continue;
+      const reasons = unavailable.get(taskId);
+      if (reasons === undefined) {
+        this.summary.tasks.withoutCandidates += 1;
+        continue;
+      }
+      // Every sample of the task failed: it is used, and gets no row for that reason.
+      this.summary.tasks.used += 1;
+      bump(this.summary.selection.noRows, unavailableReason(reasons));
+    }
   }
 
   private countVerdict(candidate: ScoredCandidate): void {
@@ -248,6 +300,7 @@ class Exporter extends ExportRun<ExportSummary, RowSource> {
         return;
       }
       selection.tasksWithRows += 1;
+      if (kept.length === this.settings.keep) selection.complete += 1;
       for (const [rank, candidate] of kept.entries()) {
         const { split, index } = this.placement(task.problemId);
         await this.write(rsftRecord(recordBase(task, this.settings.prompt, split, index), candidate, rank));
@@ -268,6 +321,12 @@ class Exporter extends ExportRun<ExportSummary, RowSource> {
   }
 }
 
+/** Why a task whose every sample lacks a completion has no row: "no completion (API error 8)". */
+function unavailableReason(reasons: Record<string, number>): string {
+  const parts = Object.entries(reasons).map(([reason, n]) => `${reason} ${n}`);
+  return `no completion (${parts.join(", ")})`;
+}
+
 /**
  * Runs an export into `deps.output` (not committed: the caller commits or aborts). Returns the summary
  * and the manifest to commit.
@@ -282,8 +341,9 @@ export async function runExport(
   if (settings.kind === "sft" || settings.kind === "grpo") {
     await exporter.exportTasks(taskSources);
   } else {
-    if (candidates === undefined) throw new Error("internal error: rsft/dpo need candidates");
-    await exporter.exportCandidates(taskSources, candidates);
+    if (candidates === undefined && deps.generator === undefined)
+      throw new Error("internal error: rsft/dpo need candidates");
+    await exporter.exportCandidates(taskSources, candidates ?? null);
   }
   const manifest = runManifest(settings, settings.prompt);
   if (settings.kind === "rsft") {

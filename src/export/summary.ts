@@ -20,6 +20,17 @@ export type SummaryCounts = {
 /** What happened, for the summary and the manifest; every skip is counted by reason. */
 export type ExportSummary = SummaryCounts & {
   tasks: { withoutCandidates: number };
+  /** rsft: tasks that gave `keep` rows (k passing candidates). */
+  selection: { complete: number };
+  /** `--generate`: the samples of this export's tasks (reused from the journal, asked, generated, failed). */
+  generation: {
+    reused: number;
+    asked: number;
+    generated: number;
+    failed: number;
+    requests: number;
+    completionTokens: number;
+  } | null;
   candidates: {
     rows: number;
     completions: number;
@@ -29,6 +40,8 @@ export type ExportSummary = SummaryCounts & {
     overLimit: number;
     /** Completions of tasks left out as OOD. */
     forOodTasks: number;
+    /** Samples without a completion, by reason (API error, missing): counted, never scored. */
+    unavailable: Record<string, number>;
   };
 };
 
@@ -74,7 +87,7 @@ function counts(record: Record<string, number>): string {
 }
 
 export function summaryText(
-  settings: SummaryHeading & { prompt: string; perTask: number },
+  settings: SummaryHeading & { prompt: string; perTask: number; keep?: number },
   summary: ExportSummary,
   files: readonly { path: string; rows: number }[],
   outDir: string,
@@ -86,16 +99,29 @@ export function summaryText(
     const skipped: string[] = [];
     if (candidates.overLimit > 0) skipped.push(`${candidates.overLimit} over --per-task ${settings.perTask}`);
     if (candidates.forOodTasks > 0) skipped.push(`${candidates.forOodTasks} for OOD tasks`);
+    const without = Object.values(candidates.unavailable).reduce((a, b) => a + b, 0);
+    if (summary.generation !== null) {
+      const g = summary.generation;
+      lines.push(
+        `  generated: ${g.generated} of ${g.asked} sample(s) asked in ${plural(g.requests, "request")} ` +
+          `(${g.reused} already in the journal, ${g.failed} failed after retries)`,
+      );
+    }
     lines.push(
       `  candidates: ${candidates.completions} in ${candidates.rows} rows; ${candidates.scored} scored ` +
-        `(${verdictList(candidates.verdicts) || "none"})${skipped.length > 0 ? `; skipped: ${skipped.join(", ")}` : ""}`,
+        `(${verdictList(candidates.verdicts) || "none"})${skipped.length > 0 ? `; skipped: ${skipped.join(", ")}` : ""}` +
+        (without > 0 ? `; without a completion: ${counts(candidates.unavailable)}` : ""),
     );
     if (tasks.withoutCandidates > 0)
       lines.push(`  ${plural(tasks.withoutCandidates, "task")} had no candidates`);
     const none = Object.values(selection.noRows).reduce((a, b) => a + b, 0);
     const what = settings.kind === "rsft" ? "rows" : "pairs";
+    const complete =
+      settings.kind === "rsft" && settings.keep !== undefined
+        ? ` (${selection.complete} with ${settings.keep} passing, ${selection.tasksWithRows - selection.complete} with fewer)`
+        : "";
     lines.push(
-      `  ${what}: ${selection.rows} from ${plural(selection.tasksWithRows, "task")}` +
+      `  ${what}: ${selection.rows} from ${plural(selection.tasksWithRows, "task")}${complete}` +
         (none > 0
           ? `; ${plural(none, "task")} without ${settings.kind === "rsft" ? "a row" : "a valid pair"} (${counts(selection.noRows)})`
           : ""),

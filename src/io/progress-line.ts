@@ -1,6 +1,6 @@
 /**
  * The one progress line on stderr that every long CLI run draws (src/io/progress.ts for row streams,
- * src/eval/eval-progress.ts for an evaluation's stages), without a dependency.
+ * src/generation/stage-progress.ts for an evaluation's stages), without a dependency.
  *
  * On a terminal: the line redrawn in place (`\r` + erase-line) at most every {@link TTY_INTERVAL_MS}, cut to
  * the terminal's width. Anywhere else (a log file, CI, a pipe): no control characters, a plain line every

@@ -9,12 +9,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isRetryable, retryAfterMs, retryDelayMs } from "../../src/eval/backoff.js";
-import { Endpoint } from "../../src/eval/endpoint.js";
+import { isRetryable, retryAfterMs, retryDelayMs } from "../../src/generation/backoff.js";
+import { Endpoint } from "../../src/generation/endpoint.js";
 import type { EvalTask } from "../../src/eval/eval-task.js";
-import { generateSamples } from "../../src/eval/generate.js";
-import { Journal } from "../../src/eval/journal.js";
-import { type GenerationTarget, sampleKey } from "../../src/eval/sampling.js";
+import { generateSamples } from "../../src/generation/generate.js";
+import { Journal } from "../../src/generation/journal.js";
+import { type GenerationTarget, sampleKey } from "../../src/generation/sampling.js";
 import { type FakeServer, startFakeOpenAI } from "./fake-openai-server.js";
 
 const FAST_RETRY = { retries: 3, baseMs: 5, maxMs: 20, maxRetryAfterMs: 5000 };

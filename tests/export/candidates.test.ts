@@ -124,7 +124,9 @@ describe("rSFT", () => {
     expect(result.stderr).toContain(
       "candidates: 10 in 10 rows; 10 scored (PASSED 5, FAILED_TESTS 3, UNPARSABLE 2)",
     );
-    expect(result.stderr).toContain("rows: 4 from 2 tasks; 1 task without a row (no passing candidate 1)");
+    expect(result.stderr).toContain(
+      "rows: 4 from 2 tasks (1 with 3 passing, 1 with fewer); 1 task without a row (no passing candidate 1)",
+    );
     expect(result.status).toBe(0);
     const rows = readJsonl(join(dir.path, "out", "rsft", "train.jsonl"));
     const celsius = rows.filter((r) => r.task_id === CELSIUS.task_id);

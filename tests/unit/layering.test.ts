@@ -31,19 +31,23 @@ const ENGINE = ["scoring", ...INFRASTRUCTURE];
  *
  *   cli → server → queue ─┐
  *   cli → eval/export/lint/tasks → scoring → analyzers → runners → sandbox/workers → io → core → config/errors/version
+ *         eval/export → generation → io → core
  *
  * Among the capabilities, eval uses tasks (its retention suites import problems as `tasks build` does)
- * and export uses lint (the lint corpora judge revisions with lint's test runner and fixer); nothing else
+ * and export uses lint (the lint corpora judge revisions with lint's test runner and fixer); both sample
+ * from model endpoints with generation/ (the client, its retries, the journal that resumes); nothing else
  * is shared sideways: the prompts, the candidate rows and the report files that two capabilities share
  * sit below both (core/prompt/, core/candidate-row.ts, io/report-files.ts). None uses the server. The
  * queue (the distributed front and worker on BullMQ) is used by the server (`serve --queue` scores
  * through its front) and the CLI (`minedit worker`).
  */
 const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  cli: ["server", "eval", "export", "lint", "tasks", "queue", ...ENGINE, "gen"],
+  cli: ["server", "eval", "export", "lint", "tasks", "queue", "generation", ...ENGINE, "gen"],
   server: ["queue", ...ENGINE, "gen"],
-  eval: ["tasks", ...ENGINE],
-  export: ["lint", ...ENGINE],
+  eval: ["tasks", "generation", ...ENGINE],
+  export: ["lint", "generation", ...ENGINE],
+  // Sampling from an OpenAI-compatible endpoint: the client, retries, the journal, the progress line.
+  generation: ["io", "core", ...BASE],
   lint: ENGINE,
   tasks: ENGINE,
   // The distributed front and worker adapters (BullMQ): scoring's execution step, run elsewhere.

@@ -25,7 +25,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
 import { fsReason } from "../io/inputs.js";
-import { checkedJsonLines } from "./json-lines.js";
+import { checkedJsonLines } from "../io/json-lines.js";
 
 /** The journal line format version. */
 export const JOURNAL_VERSION = 1;

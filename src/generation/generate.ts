@@ -11,9 +11,9 @@
  * journal, and the next run asks only for the rest.
  */
 import { setMaxListeners } from "node:events";
+import type { Message } from "../core/prompt/message.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import type { Endpoint, RequestOutcome } from "./endpoint.js";
-import type { EvalTask } from "./eval-task.js";
 import type { Journal, JournalLine } from "./journal.js";
 import { JOURNAL_VERSION } from "./journal.js";
 import {
@@ -24,8 +24,11 @@ import {
   sampleKey,
 } from "./sampling.js";
 
+/** What generation needs of a task: its id (the journal's `task_id`) and the prompt to send. */
+export type GenerationTask = { taskId: string; messages: readonly Message[] };
+
 export type GenerateOptions = {
-  tasks: readonly EvalTask[];
+  tasks: readonly GenerationTask[];
   /** Samples per task (`--n`). */
   samples: number;
   target: GenerationTarget;
@@ -56,12 +59,22 @@ export type GenerationSummary = {
   seconds: number;
 };
 
-type Request = { task: EvalTask; prompt: ApiPrompt; indices: number[]; keys: string[] };
+type Request = { task: GenerationTask; prompt: ApiPrompt; indices: number[]; keys: string[] };
 
 /** The keys of a task's samples 0…n−1, for the target. */
-export function taskSampleKeys(task: EvalTask, target: GenerationTarget, samples: number): string[] {
+export function taskSampleKeys(task: GenerationTask, target: GenerationTarget, samples: number): string[] {
   const prompt = apiPrompt(task.messages, target.api);
   return Array.from({ length: samples }, (_, index) => sampleKey(target, prompt, index));
+}
+
+/** The journal's last line for each of a task's samples 0…n−1 (undefined: never asked, or torn). */
+export function journalSamples(
+  journal: Journal,
+  task: GenerationTask,
+  target: GenerationTarget,
+  samples: number,
+): (JournalLine | undefined)[] {
+  return taskSampleKeys(task, target, samples).map((key) => journal.state.entries.get(key));
 }
 
 /**

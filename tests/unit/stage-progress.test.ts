@@ -1,8 +1,8 @@
-// The evaluation's stage progress (src/eval/eval-progress.ts) on the shared progress line
+// The evaluation's stage progress (src/generation/stage-progress.ts) on the shared progress line
 // (src/io/progress-line.ts): a bar, tokens/s, failures and an ETA on a terminal, cut to its width; plain
 // lines every 5 s elsewhere, and no plain line for the final forced draw.
 import { describe, expect, it } from "vitest";
-import { formatDuration, StageProgress } from "../../src/eval/eval-progress.js";
+import { formatDuration, StageProgress } from "../../src/generation/stage-progress.js";
 import { PLAIN_INTERVAL_MS, type ProgressStream } from "../../src/io/progress-line.js";
 
 function fakeStream(isTTY: boolean, columns = 120): ProgressStream & { written: string[] } {
