@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.js";
 import { isMineditError } from "../../src/errors.js";
+import { assertDistinctRunNames, defaultCandidatesRunName, defaultRunName } from "../../src/eval/run-name.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/generation/backoff.js";
 import { Endpoint } from "../../src/generation/endpoint.js";
 import { formatRetries, StageProgress } from "../../src/generation/stage-progress.js";
-import { assertDistinctRunNames, defaultCandidatesRunName, defaultRunName } from "../../src/eval/run-name.js";
 import { startScoringEngine } from "../../src/scoring/scoring-engine.js";
 import { type FakeServer, startFakeOpenAI } from "./fake-openai-server.js";
 
