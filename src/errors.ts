@@ -85,3 +85,6 @@ export function isMineditError(e: unknown): e is MineditError {
   const code: unknown = (e as { code?: unknown }).code;
   return typeof code === "string" && ERROR_CODES.has(code);
 }
+
+/** Exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it); what it finished is kept. */
+export const EXIT_INTERRUPTED = 130;

@@ -38,9 +38,10 @@ failure reward before any distance is computed).
         = 1) or in a multiprocessing pool of N forked processes, each with its own cache, one task group
         per message (workers > 1; pool start-up timed on its own). Caches persist from batch to batch.
         Prints {levenshtein, poolStartSeconds, batches: [{seconds, results}], maxRssKiB, ...}.
-    paper.py score-file --tasks TASKS.jsonl --workers N ROLLOUTS.jsonl OUT
+    paper.py score-file --tasks TASKS.jsonl --workers N [--mode cached|memo] ROLLOUTS.jsonl OUT
         What `minedit score --no-exec --tasks TASKS.jsonl ROLLOUTS.jsonl` does, streaming: consecutive rows
         of a task are one group; writes one line per rollout to OUT (d(M, C) as repr, or the verdict).
+        `--mode memo` scores each distinct completion of a group once (the lower bound of mixes.mjs).
 """
 
 import argparse
@@ -358,7 +359,7 @@ def read_groups(path, tasks):
 
 def score_file(args):
     global SCORER
-    SCORER = score_cached
+    SCORER = SCORERS[args.mode]
     tasks = {}
     with open(args.tasks, encoding="utf-8") as f:
         for line in f:
@@ -390,6 +391,7 @@ def main():
     s = commands.add_parser("score-file")
     s.add_argument("--tasks", required=True)
     s.add_argument("--workers", type=int, default=1)
+    s.add_argument("--mode", choices=["cached", "memo"], default="cached")
     s.add_argument("rollouts")
     s.add_argument("out")
     args = parser.parse_args()

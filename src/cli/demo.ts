@@ -1,11 +1,11 @@
 /**
  * `minedit demo`: the main job end to end on embedded defaults. Parse the flags → src/server/demo.ts
- * (serve, score a demo batch over gRPC, print, stop) → exit code.
+ * (serve, score a demo batch over gRPC, print, stop) → exit code. The service is imported once the flags
+ * are read, so `--help` does not load it.
  */
 
 import type { RewardConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
-import { runDemoBatch } from "../server/demo.js";
 import { parseServiceFlags, rewardHelp, SERVICE_FLAGS_HELP, serviceSetup } from "./service-options.js";
 
 /** `minedit demo --help`; `reward` is the configured reward section (defaults without --config). */
@@ -38,6 +38,7 @@ export async function runDemo(argv: readonly string[], io: StdIo): Promise<numbe
   if (typeof values === "number") return values;
   try {
     const { config, taskFiles, execute } = await serviceSetup(values, { port: 0 });
+    const { runDemoBatch } = await import("../server/demo.js");
     await runDemoBatch(config, taskFiles, execute, io);
     return 0;
   } catch (error) {

@@ -2,8 +2,7 @@
  * Flags shared by the `minedit eval` subcommands: checked numbers and choices, and the bootstrap's
  * statistics flags (`--resamples`, `--bootstrap-seed`, `--level`, `--k`).
  */
-import { DEFAULT_STATISTICS } from "../eval/build-report.js";
-import type { Statistics } from "../eval/report-schema.js";
+import { DEFAULT_STATISTICS, type Statistics } from "../eval/report-schema.js";
 import { usageError } from "./failures.js";
 import { numberFlag } from "./scoring-flags.js";
 

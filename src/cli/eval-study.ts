@@ -2,7 +2,6 @@
  * `minedit eval study`: flags → src/eval/study-job.ts → exit code.
  */
 import type { EvalStudyRequest, SettingOverride } from "../eval/study-job.js";
-import { runEvalStudy } from "../eval/study-job.js";
 import { normalizeReasoning } from "../eval/study-settings.js";
 import type { StdIo } from "../io/std-io.js";
 import { STATISTICS_OPTIONS, type StatisticsValues, statistics } from "./eval-flags.js";
@@ -114,7 +113,7 @@ export async function runStudy(argv: readonly string[], io: StdIo): Promise<numb
         statistics: statistics(values).statistics,
       };
     },
-    execute: (request) => runEvalStudy(request, io),
+    execute: async (request) => (await import("../eval/study-job.js")).runEvalStudy(request, io),
     close: async () => {},
   });
 }

@@ -8,11 +8,10 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
 import { PROMPT_STYLES, type PromptStyle } from "../core/prompt/repair-prompt.js";
-import { isMineditError } from "../errors.js";
-import { DEFAULT_STATISTICS } from "../eval/build-report.js";
-import { runEvalCompare, runEvalReport } from "../eval/report-job.js";
+import { EXIT_INTERRUPTED, isMineditError } from "../errors.js";
+import { DEFAULT_STATISTICS } from "../eval/report-schema.js";
 import { RUN_FILES } from "../eval/run-files.js";
-import { type EvalRunRequest, EXIT_INTERRUPTED, openEvalRun, runEvalRun } from "../eval/run-job.js";
+import type { EvalRunJob, EvalRunRequest } from "../eval/run-job.js";
 import { defaultCandidatesRunName, defaultRunName } from "../eval/run-name.js";
 import type { StdIo } from "../io/std-io.js";
 import {
@@ -277,9 +276,14 @@ async function runRun(argv: readonly string[], io: StdIo, env: NodeJS.ProcessEnv
     io,
     options: RUN_OPTIONS,
     help: evalRunHelp,
-    prepare: async (values: RunValues, positionals) =>
-      openEvalRun(await runRequest(values, positionals, env), io),
-    execute: (job) => runEvalRun(job, io),
+    // The run's machinery (the scoring engine, the endpoint client) loads once the flags are valid.
+    prepare: async (values: RunValues, positionals) => {
+      const request = await runRequest(values, positionals, env);
+      const { openEvalRun, runEvalRun } = await import("../eval/run-job.js");
+      return { job: await openEvalRun(request, io), run: runEvalRun };
+    },
+    execute: ({ job, run }: { job: EvalRunJob; run: (job: EvalRunJob, io: StdIo) => Promise<number> }) =>
+      run(job, io),
     close: async () => {},
   });
 }
@@ -315,7 +319,7 @@ async function runCompare(argv: readonly string[], io: StdIo): Promise<number> {
         ...statistics(values),
       };
     },
-    execute: (request) => runEvalCompare(request, io),
+    execute: async (request) => (await import("../eval/report-job.js")).runEvalCompare(request, io),
     close: async () => {},
   });
 }
@@ -335,7 +339,7 @@ async function runReport(argv: readonly string[], io: StdIo): Promise<number> {
         throw usage("--out DIR is required with several runs");
       return { runs: positionals, outDir: values.out ?? (positionals[0] as string), ...statistics(values) };
     },
-    execute: (request) => runEvalReport(request, io),
+    execute: async (request) => (await import("../eval/report-job.js")).runEvalReport(request, io),
     close: async () => {},
   });
 }

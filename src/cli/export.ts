@@ -18,12 +18,12 @@ import { join } from "node:path";
 import { type Config, DISTANCE_SCOPES, REWARD_VARIANTS } from "../config.js";
 import { PROMPT_STYLES, type PromptStyle } from "../core/prompt/repair-prompt.js";
 import { isMineditError } from "../errors.js";
-import { type ExportJob, type ExportJobRequest, openExportJob, runExportJob } from "../export/export-job.js";
+import type { ExportJob, ExportJobRequest } from "../export/export-job.js";
 import { EXPORT_NAME, type ExportFormat, FORMAT_NAMES } from "../export/format.js";
 import { EXPORT_FORMATS } from "../export/formats.js";
 import type { GenerateRequest } from "../export/generated-candidates.js";
-import { LINT_FIXERS, type LintExportSettings } from "../export/lint-export.js";
-import { EXPORT_KINDS, type ExportKind, isLintKind } from "../export/records.js";
+import type { LintExportSettings } from "../export/lint-export.js";
+import { EXPORT_KINDS, type ExportKind, isLintKind, LINT_FIXERS } from "../export/records.js";
 import type { ExportSettings } from "../export/run-export.js";
 import { REJECTED_MODES, type RejectedMode } from "../export/selection.js";
 import { parseSplitSpec, type SplitWeight } from "../export/splits.js";
@@ -356,9 +356,13 @@ export function runExportCommand(argv: readonly string[], io: StdIo): Promise<nu
     io,
     options: OPTIONS,
     help: exportHelp,
-    prepare: async (values: Values, positionals) =>
-      openExportJob(await request(values, positionals, process.env), io),
+    // The export's machinery (the metrics pool, the sandbox, the formats' writers) loads once the flags are valid.
+    prepare: async (values: Values, positionals) => {
+      const job = await request(values, positionals, process.env);
+      return (await import("../export/export-job.js")).openExportJob(job, io);
+    },
     execute: async (job: ExportJob) => {
+      const { runExportJob } = await import("../export/export-job.js");
       const { badRows, withoutCompletion } = await runExportJob(job, io);
       return badRows > 0 || withoutCompletion > 0 ? EXIT.badRows : EXIT.ok;
     },

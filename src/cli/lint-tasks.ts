@@ -9,8 +9,6 @@ import type { SandboxConfig } from "../config.js";
 import { LINT_LANGUAGES, type LintLanguage } from "../core/lint/tools.js";
 import { assignSplit, parseSplitSpec } from "../export/splits.js";
 import type { StdIo } from "../io/std-io.js";
-import { validationMessage } from "../lint/build-tasks.js";
-import { runLintTaskBuild } from "../lint/tasks-job.js";
 import { commandFailure, EXIT, parseCommandArgs, usageError } from "./failures.js";
 import { sandboxConfigOfFlag, sandboxFlagHelp } from "./sandbox-flag.js";
 
@@ -96,7 +94,11 @@ function integerFlag(flag: string, text: string, minimum: number): number {
 }
 
 /** `--split`: one label, or weights assigned by problem. */
-function splitRule(spec: string, seed: number): (problemId: string) => string {
+function splitRule(
+  spec: string,
+  seed: number,
+  validationMessage: (error: unknown) => string,
+): (problemId: string) => string {
   if (spec.includes("=")) {
     let weights: ReturnType<typeof parseSplitSpec>;
     try {
@@ -119,13 +121,18 @@ export async function runLintTasks(argv: readonly string[], io: StdIo): Promise<
   const parsed = parseCommandArgs<Values>(io, "lint tasks", argv, OPTIONS, lintTasksHelp);
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
+  // The task builder (runners, analyzers, the sandbox) once the flags are parsed: `--help` does not load it.
+  const [{ validationMessage }, { runLintTaskBuild }] = await Promise.all([
+    import("../lint/build-tasks.js"),
+    import("../lint/tasks-job.js"),
+  ]);
   let language: LintLanguage | null;
   let splitOf: (problemId: string) => string;
   let concurrency = availableParallelism();
   let files: { path: string; language: LintLanguage | null }[];
   let sandbox: SandboxConfig | undefined;
   try {
-    sandbox = sandboxConfigOfFlag(values.sandbox);
+    sandbox = await sandboxConfigOfFlag(values.sandbox);
     if (positionals.length > 0) throw usage(`unexpected argument ${JSON.stringify(positionals[0])}`);
     if (values.language === undefined) throw usage("missing --language (python, cpp, java or all)");
     if (values.language !== "all" && !(LINT_LANGUAGES as readonly string[]).includes(values.language)) {
@@ -134,7 +141,7 @@ export async function runLintTasks(argv: readonly string[], io: StdIo): Promise<
     language = values.language === "all" ? null : (values.language as LintLanguage);
     if (values.out === undefined) throw usage("missing --out FILE.jsonl");
     const seed = values.seed === undefined ? 0 : integerFlag("--seed", values.seed, 0);
-    splitOf = splitRule(values.split ?? "train", seed);
+    splitOf = splitRule(values.split ?? "train", seed, validationMessage);
     if (values.concurrency !== undefined) concurrency = integerFlag("--concurrency", values.concurrency, 1);
     const given = values.source ?? [];
     if (given.filter((f) => f === "-").length > 1) throw usage("only one --source can be stdin (-)");

@@ -12,12 +12,12 @@
  *   the exit code is 1 (exit 0 means every row was used).
  * - The analyzers run in the bubblewrap sandbox; no sandbox, a tool missing or at another version than
  *   its pin is a usage error (exit 2) before anything is analyzed.
+ * - The analyzers and the sandbox are imported once the flags are parsed, so `--help` does not load them.
  */
 
 import { availableParallelism } from "node:os";
 import { LINT_LANGUAGES } from "../core/lint/tools.js";
 import type { StdIo } from "../io/std-io.js";
-import { runLintReport } from "../lint/report-job.js";
 import { commandFailure, EXIT, type FlagValues, parseCommandArgs, usageError } from "./failures.js";
 import { runLintTasks } from "./lint-tasks.js";
 import { sandboxConfigOfFlag, sandboxFlagHelp } from "./sandbox-flag.js";
@@ -134,13 +134,14 @@ async function runReport(argv: readonly string[], io: StdIo): Promise<number> {
   }
 
   try {
-    const sandbox = sandboxConfigOfFlag(values.sandbox);
+    const sandbox = await sandboxConfigOfFlag(values.sandbox);
     const request = {
       path,
       concurrency,
       json: values.json === true,
       ...(sandbox === undefined ? {} : { sandbox }),
     };
+    const { runLintReport } = await import("../lint/report-job.js");
     const { badRows } = await runLintReport(request, io);
     return badRows > 0 ? EXIT.badRows : EXIT.ok;
   } catch (error) {

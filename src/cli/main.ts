@@ -2,80 +2,100 @@
  * The `minedit` command line: `minedit <command> [...]`. Dispatches to one module per command
  * (src/cli/<command>.ts), each of which parses its flags, does the work and returns an exit code.
  * bin/minedit.js is the launcher; this module is also importable (tests, embedding) via {@link main}.
+ *
+ * Every invocation pays for what it imports, so a command's module is imported only when that command
+ * is asked for (`load`), and `minedit --help` imports none: the synopses live here. A command module keeps
+ * its help and flag tables light and imports its machinery (gRPC, the queue, the sandbox, the metrics
+ * pool) when it runs; tests/unit/cli-startup.test.ts holds every `--help` to that.
  */
 import type { StdIo } from "../io/std-io.js";
 import { version } from "../version.js";
-import { demoHelp, runDemo } from "./demo.js";
-import { evalHelp, runEval } from "./eval.js";
-import { exportHelp, runExportCommand } from "./export.js";
 import { EXIT } from "./failures.js";
-import { lintHelp, runLint } from "./lint.js";
-import { runScore, scoreHelp } from "./score.js";
-import { runServe, serveHelp } from "./serve.js";
-import { runSetup, setupHelp } from "./setup.js";
-import { runTasks, tasksHelp } from "./tasks.js";
-import { runWorker, workerHelp } from "./worker.js";
+
+/** What a command module gives main: its help text and its run. */
+type CommandModule = {
+  help(): string;
+  run(argv: readonly string[], io: StdIo): Promise<number>;
+};
 
 type Command = {
   /** One line for `minedit --help`. */
   synopsis: string;
-  help(): string;
-  run(argv: readonly string[], io: StdIo): Promise<number>;
+  /** Imports the command's module: its help and flags, the rest being imported when it runs. */
+  load(): Promise<CommandModule>;
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   score: {
     synopsis: "score FILE.jsonl [options]  score completions offline: run their tests, reward minimal edits",
-    help: scoreHelp,
-    run: runScore,
+    load: async () => {
+      const m = await import("./score.js");
+      return { help: () => m.scoreHelp(), run: m.runScore };
+    },
   },
   serve: {
     synopsis:
       "serve [options]             run the gRPC reward service (ScoreBatch, ScoreStream, health, reflection)",
-    help: serveHelp,
-    run: runServe,
+    load: async () => {
+      const m = await import("./serve.js");
+      return { help: () => m.serveHelp(), run: m.runServe };
+    },
   },
   worker: {
     synopsis:
       "worker --queue redis://H:P  run the executions `serve --queue` fronts put on the queue, in this sandbox",
-    help: workerHelp,
-    run: runWorker,
+    load: async () => {
+      const m = await import("./worker.js");
+      return { help: () => m.workerHelp(), run: m.runWorker };
+    },
   },
   demo: {
     synopsis:
       "demo [options]              start the service, score a demo batch over gRPC, print rewards, stop",
-    help: demoHelp,
-    run: runDemo,
+    load: async () => {
+      const m = await import("./demo.js");
+      return { help: () => m.demoHelp(), run: m.runDemo };
+    },
   },
   export: {
     synopsis:
       "export --kind K --format F  export SFT, rSFT, DPO or GRPO training data for TRL, LlamaFactory, verl, OpenRLHF",
-    help: exportHelp,
-    run: runExportCommand,
+    load: async () => {
+      const m = await import("./export.js");
+      return { help: () => m.exportHelp(), run: m.runExportCommand };
+    },
   },
   tasks: {
     synopsis:
       "tasks build|stats [opts]    build repair tasks by corruption from a problem source; report a task set",
-    help: tasksHelp,
-    run: runTasks,
+    load: async () => {
+      const m = await import("./tasks.js");
+      return { help: () => m.tasksHelp(), run: m.runTasks };
+    },
   },
   eval: {
     synopsis:
       "eval run|compare|report     held-out evaluation: generate from an endpoint, score, compare runs, report",
-    help: evalHelp,
-    run: (argv, io) => runEval(argv, io),
+    load: async () => {
+      const m = await import("./eval.js");
+      return { help: () => m.evalHelp(), run: m.runEval };
+    },
   },
   lint: {
     synopsis:
       "lint report FILE.jsonl      lint refactorings: Pylint/clang-tidy/PMD alerts fixed and new, LintEval metrics",
-    help: lintHelp,
-    run: runLint,
+    load: async () => {
+      const m = await import("./lint.js");
+      return { help: () => m.lintHelp(), run: m.runLint };
+    },
   },
   setup: {
     synopsis:
       "setup --runtime NAME        install a task runtime (e.g. bigcodebench: pandas, numpy, matplotlib, ...)",
-    help: setupHelp,
-    run: runSetup,
+    load: async () => {
+      const m = await import("./setup.js");
+      return { help: () => m.setupHelp(), run: m.runSetup };
+    },
   },
 };
 
@@ -131,12 +151,12 @@ export async function main(argv: readonly string[], io: StdIo = DEFAULT_IO): Pro
     }
     const command = commandNamed(topic);
     if (command === undefined) return unknownCommand(topic, io);
-    io.stdout.write(command.help());
+    io.stdout.write((await command.load()).help());
     return EXIT.ok;
   }
   const command = commandNamed(first);
   if (command === undefined) return unknownCommand(first, io);
-  return command.run(rest, io);
+  return (await command.load()).run(rest, io);
 }
 
 /** Own keys only: `minedit constructor` must not find Object.prototype.constructor. */

@@ -3,7 +3,7 @@
  * configuration file (`minedit lint report`, `minedit lint tasks`): the backend's defaults
  * (src/config.ts), images taken from the tags sandbox/docker/build-image.sh gives them.
  */
-import { parseConfig, type SandboxConfig } from "../config.js";
+import type { SandboxConfig } from "../config.js";
 import { usageError } from "./failures.js";
 
 const BACKENDS = ["bwrap", "docker"] as const;
@@ -19,10 +19,13 @@ export function sandboxFlagHelp(indent: number): string {
 }
 
 /** The sandbox configuration `--sandbox VALUE` asks for, or undefined without the flag. */
-export function sandboxConfigOfFlag(value: string | undefined): SandboxConfig | undefined {
+export async function sandboxConfigOfFlag(value: string | undefined): Promise<SandboxConfig | undefined> {
   if (value === undefined) return undefined;
   if (!(BACKENDS as readonly string[]).includes(value)) {
     throw usageError(`--sandbox: expected bwrap or docker, got ${JSON.stringify(value)}`);
   }
+  // The configuration schema (zod) is imported only for the flag: the helps of these commands show no
+  // configured default, and loading it would be most of their start-up.
+  const { parseConfig } = await import("../config.js");
   return parseConfig({ sandbox: { backend: value } }).sandbox;
 }

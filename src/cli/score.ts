@@ -1,16 +1,12 @@
 /**
  * `minedit score FILE.jsonl`: offline scoring of model completions with the edit-minimality reward
- * (docs/reward.md). Parse the flags → src/scoring/offline/score-file.ts → exit code.
+ * (docs/reward.md). Parse the flags → src/scoring/offline/score-file.ts → exit code. The scoring
+ * machinery is imported once the flags are parsed, so `--help` and usage errors do not load it.
  */
 import { availableParallelism } from "node:os";
 import { DISTANCE_SCOPES, parseConfig, REWARD_VARIANTS } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
-import {
-  openScoreFile,
-  type ScoreFileRequest,
-  type ScoreFileRun,
-  scoreFile,
-} from "../scoring/offline/score-file.js";
+import type { ScoreFileRequest, ScoreFileRun } from "../scoring/offline/score-file.js";
 import { EXIT, type FlagValues, runCommand, usageError } from "./failures.js";
 import { buildConfig, SCORING_OPTIONS } from "./scoring-flags.js";
 
@@ -121,16 +117,23 @@ export function runScore(argv: readonly string[], io: StdIo): Promise<number> {
     io,
     options: OPTIONS,
     help: scoreHelp,
-    prepare: async (values: Values, positionals) => openScoreFile(await request(values, positionals), io),
-    execute: async (run: ScoreFileRun) => {
-      const { badRows, badTaskRows } = await scoreFile(run, io);
+    prepare: async (values: Values, positionals) => {
+      const scoreRequest = await request(values, positionals);
+      const scoring = await import("../scoring/offline/score-file.js");
+      return { scoring, run: await scoring.openScoreFile(scoreRequest, io) };
+    },
+    execute: async ({ scoring, run }: { scoring: ScoringModule; run: ScoreFileRun }) => {
+      const { badRows, badTaskRows } = await scoring.scoreFile(run, io);
       return badRows > 0 || badTaskRows > 0 ? EXIT.badRows : EXIT.ok;
     },
-    close: (run: ScoreFileRun) => run.close(),
+    close: ({ run }) => run.close(),
   });
 }
 
 type Values = FlagValues<typeof OPTIONS>;
+
+/** The scoring machinery (the metrics pool, the sandbox), imported only when rows are to be scored. */
+type ScoringModule = typeof import("../scoring/offline/score-file.js");
 
 /** The run the flags ask for; throws usage errors. */
 async function request(values: Values, positionals: string[]): Promise<ScoreFileRequest> {

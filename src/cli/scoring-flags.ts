@@ -5,7 +5,6 @@
 import { readFile } from "node:fs/promises";
 import { type Config, parseConfig } from "../config.js";
 import { isMineditError } from "../errors.js";
-import { fsReason } from "../io/inputs.js";
 import { usageError as usage } from "./failures.js";
 
 const MIB = 1024 * 1024;
@@ -82,6 +81,8 @@ export async function buildConfig(values: ScoringFlagValues): Promise<Config> {
     try {
       text = await readFile(values.config, "utf8");
     } catch (error) {
+      // Imported here, not at the top: the input readers are not needed to parse flags or print a help.
+      const { fsReason } = await import("../io/inputs.js");
       throw usage(`--config: cannot read ${values.config}: ${fsReason(error)}`);
     }
     try {

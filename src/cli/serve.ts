@@ -1,9 +1,12 @@
-/** `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM, then drains (src/cli/stop-signals.ts). */
+/**
+ * `minedit serve`: runs the gRPC reward service until SIGINT/SIGTERM, then drains (src/cli/stop-signals.ts).
+ * The service (gRPC, the metrics pool, the sandbox) is imported once the flags are read, so `--help` does
+ * not load it.
+ */
 
 import type { RewardConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
-import { displayUrl } from "../queue/redis-connection.js";
-import { startService } from "../server/service.js";
+import type { startService } from "../server/service.js";
 import { parseServiceFlags, rewardHelp, SERVICE_FLAGS_HELP, serviceSetup } from "./service-options.js";
 import { waitForStopSignal } from "./stop-signals.js";
 
@@ -39,15 +42,17 @@ export async function runServe(argv: readonly string[], io: StdIo): Promise<numb
   let engine: Awaited<ReturnType<typeof startService>>;
   try {
     const { config, taskFiles, execute } = await serviceSetup(values);
-    engine = await startService(config, taskFiles, execute);
+    const service = await import("../server/service.js");
+    engine = await service.startService(config, taskFiles, execute);
     const { host } = config.server;
     const { url } = config.queue;
+    const queueAt = url === undefined ? "" : (await import("../queue/redis-connection.js")).displayUrl(url);
     const executions =
       engine.sandbox === null
         ? "no execution (--no-exec)"
         : url === undefined
           ? `sandbox ${engine.sandbox.name}`
-          : `executions through the queue at ${displayUrl(url)}${engine.worker === null ? "" : " (and a worker here)"}`;
+          : `executions through the queue at ${queueAt}${engine.worker === null ? "" : " (and a worker here)"}`;
     io.stderr.write(
       `minedit serve: listening on ${host}:${engine.server.port} — ${engine.tasks.size} tasks, ` +
         `${executions}, ${config.pool.threads} metrics threads. Ctrl-C stops.\n`,

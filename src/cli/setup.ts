@@ -1,11 +1,11 @@
 /**
  * `minedit setup --runtime NAME`: install a task runtime. Parse the flags → src/sandbox/runtime-setup.ts
- * (missing Debian packages, apt-get as root, the import check in the sandbox) → exit code.
+ * (missing Debian packages, apt-get as root, the import check in the sandbox) → exit code. The help lists
+ * the runtime table (sandbox/runtimes.ts, data); the installer and the sandbox are imported when it runs.
  */
 import { parseArgs } from "node:util";
 import { parseConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
-import { setupRuntime } from "../sandbox/runtime-setup.js";
 import { RUNTIME_NAMES, runtimeNamed } from "../sandbox/runtimes.js";
 import { commandFailure, EXIT, usageFailure } from "./failures.js";
 
@@ -66,6 +66,7 @@ export async function runSetup(argv: readonly string[], io: StdIo): Promise<numb
   if (values.runtime === undefined) return usageFailure(io, "setup", "--runtime NAME is required");
   const log = (line: string) => io.stderr.write(`minedit setup: ${line}\n`);
   try {
+    const { setupRuntime } = await import("../sandbox/runtime-setup.js");
     const outcome = await setupRuntime(values.runtime, {
       pythonPath: parseConfig({}).sandbox.pythonPath,
       checkOnly: values.check === true,

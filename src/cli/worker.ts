@@ -2,21 +2,14 @@
  * `minedit worker --queue redis://HOST:PORT`: runs the executions that `minedit serve --queue` fronts hand
  * to the queue, in this machine's sandbox, until SIGINT/SIGTERM, then drains (no new job; the running ones
  * finish). With `--health-port` it also serves `grpc.health.v1.Health` there, for Kubernetes probes:
- * SERVING while it takes jobs, NOT_SERVING while it drains.
+ * SERVING while it takes jobs, NOT_SERVING while it drains. This module reads the flags; the worker
+ * itself (BullMQ, the sandbox, gRPC) is worker-run.ts, imported only once they are valid.
  */
 import { parseArgs } from "node:util";
-import { Server, ServerCredentials } from "@grpc/grpc-js";
 import type { Config } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
-import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import type { StdIo } from "../io/std-io.js";
-import { startQueueWorker } from "../queue/queue-worker.js";
-import { displayUrl } from "../queue/redis-connection.js";
-import { createConfiguredSandbox } from "../sandbox/create.js";
-import { HealthService, ServingStatus } from "../server/health.js";
-import { grpcServerServiceDefinition } from "../server/service-definition.js";
 import { EXIT } from "./failures.js";
-import { serviceConfig } from "./service-options.js";
 
 const FLAGS = {
   config: { type: "string" },
@@ -63,33 +56,6 @@ function positiveInteger(flag: string, text: string, min: number): number {
   return value;
 }
 
-/** A gRPC server with only the health service, on `host:port`. */
-async function startHealthServer(
-  host: string,
-  port: number,
-): Promise<{ port: number; health: HealthService; close(): Promise<void> }> {
-  const server = new Server();
-  const health = new HealthService();
-  server.addService(grpcServerServiceDefinition(Health), health.handlers);
-  const address = host.includes(":") && !host.startsWith("[") ? `[${host}]:${port}` : `${host}:${port}`;
-  const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, boundPort) =>
-      error === null
-        ? resolve(boundPort)
-        : reject(new MineditError(ErrorCode.Unavailable, `cannot listen on ${address}: ${error.message}`)),
-    ),
-  );
-  return {
-    port: bound,
-    health,
-    close: () =>
-      new Promise<void>((resolve) => {
-        health.shutdown();
-        server.tryShutdown(() => resolve());
-      }),
-  };
-}
-
 export async function runWorker(argv: readonly string[], io: StdIo): Promise<number> {
   let values: { [K in keyof typeof FLAGS]?: (typeof FLAGS)[K]["type"] extends "string" ? string : boolean };
   try {
@@ -102,11 +68,12 @@ export async function runWorker(argv: readonly string[], io: StdIo): Promise<num
     io.stdout.write(workerHelp());
     return EXIT.ok;
   }
-  const log = (line: string) => io.stderr.write(`minedit worker: ${line}\n`);
   let config: Config;
   let url: string;
   let healthPort: number | undefined;
   try {
+    // The configuration schema (zod) once the flags are parsed: the help shows no configured default.
+    const { serviceConfig } = await import("./service-options.js");
     config = await serviceConfig({
       ...(values.config === undefined ? {} : { config: values.config }),
       ...(values.queue === undefined ? {} : { queue: values.queue }),
@@ -128,49 +95,6 @@ export async function runWorker(argv: readonly string[], io: StdIo): Promise<num
     io.stderr.write("Run `minedit worker --help` for usage.\n");
     return EXIT.usage;
   }
-
-  let sandbox: Awaited<ReturnType<typeof createConfiguredSandbox>>;
-  let healthServer: Awaited<ReturnType<typeof startHealthServer>> | null = null;
-  try {
-    sandbox = await createConfiguredSandbox(config.sandbox, config.limits.tests, log);
-  } catch (error) {
-    io.stderr.write(`minedit worker: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT.usage;
-  }
-  const worker = startQueueWorker({
-    config: { ...config.queue, url },
-    sandbox,
-    slots: config.sandbox.executionConcurrency,
-    infraRetries: config.sandbox.infraRetries,
-    log,
-  });
-  try {
-    if (healthPort !== undefined) {
-      healthServer = await startHealthServer(config.server.host, healthPort);
-      healthServer.health.setStatus("", ServingStatus.SERVING);
-      log(`health on ${config.server.host}:${healthServer.port}`);
-    }
-  } catch (error) {
-    io.stderr.write(`minedit worker: ${error instanceof Error ? error.message : String(error)}\n`);
-    await worker.close();
-    await sandbox.close();
-    return EXIT.usage;
-  }
-  log(
-    `running: queue "${config.queue.name}" at ${displayUrl(url)}, ${config.sandbox.executionConcurrency} slots, ` +
-      `sandbox ${sandbox.name}. Ctrl-C (SIGTERM) drains and stops.`,
-  );
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  log("draining: no new jobs; waiting for the running ones");
-  healthServer?.health.setStatus("", ServingStatus.NOT_SERVING);
-  await worker.close();
-  await sandbox.close();
-  await healthServer?.close();
-  log(
-    `stopped (${worker.stats.runs} runs, ${worker.stats.cacheHits} cache hits, ${worker.stats.skipped} skipped)`,
-  );
-  return EXIT.ok;
+  const { runQueueWorker } = await import("./worker-run.js");
+  return runQueueWorker(config, url, healthPort, io);
 }

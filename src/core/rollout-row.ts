@@ -104,16 +104,32 @@ const REWARD_VERSION_JSON = JSON.stringify(REWARD_DEFINITION_VERSION);
  * written by JSON.stringify (numbers as computed, no rounding) — built as text, once per row.
  */
 export function outputLine(row: RolloutFields, score: RowScore): string {
+  return outputLineStart(row) + outputLineScore(score) + OUTPUT_LINE_END;
+}
+
+/** The part of {@link outputLine} that depends on the row: `{"id":…` and `,"task_id":…` when it has one. */
+export function outputLineStart(row: RolloutFields): string {
+  const json = JSON.stringify;
+  const start = `{"id":${json(row.id)}`;
+  return row.taskId === undefined ? start : `${start},"task_id":${json(row.taskId)}`;
+}
+
+/** The part of {@link outputLine} that depends on the score: from `,"reward":` to `"detail"`'s value. */
+export function outputLineScore(score: RowScore): string {
   const json = JSON.stringify;
   const components = score.components;
-  let out = `{"id":${json(row.id)}`;
-  if (row.taskId !== undefined) out += `,"task_id":${json(row.taskId)}`;
-  out += `,"reward":${json(score.reward)},"verdict":${json(score.verdict)}`;
+  let out = `,"reward":${json(score.reward)},"verdict":${json(score.verdict)}`;
   out += `,"d_model":${json(components?.dModel ?? null)},"d_gold":${json(components?.dGold ?? null)}`;
   out += `,"excess":${json(components?.excess ?? null)},"added_cc":${json(components?.addedCc ?? null)}`;
   if (score.execution !== undefined) {
     const { testsPassed, testsTotal, cached } = score.execution;
     out += `,"tests_passed":${json(testsPassed)},"tests_total":${json(testsTotal)},"cached":${json(cached)}`;
   }
-  return `${out},"detail":${json(score.detail)},"reward_version":${REWARD_VERSION_JSON}}\n`;
+  return `${out},"detail":${json(score.detail)}`;
 }
+
+/**
+ * The end of every {@link outputLine}, the same on all: `reward_version` (the reward definition's version,
+ * ~750 bytes, most of a line) and the newline. A writer of many lines may encode it once.
+ */
+export const OUTPUT_LINE_END = `,"reward_version":${REWARD_VERSION_JSON}}\n`;

@@ -30,15 +30,6 @@ export type RunContents = {
 
 export type Rendered<T> = { report: T; markdown: string; html: string };
 
-/** The default statistics: 2000 resamples, seed 0, 95 %. */
-export const DEFAULT_STATISTICS: Statistics = {
-  method: "cluster-bootstrap-percentile",
-  unit: "problem",
-  resamples: 2000,
-  seed: 0,
-  level: 0.95,
-};
-
 /** The metrics of one run. */
 export async function runMetrics(
   run: RunContents,

@@ -220,3 +220,12 @@ export const CompareReportSchema = z.object({
   retention: z.record(z.string(), PairedMetricsSchema),
 });
 export type CompareReport = z.output<typeof CompareReportSchema>;
+
+/** The default statistics: 2000 resamples, seed 0, 95 %. */
+export const DEFAULT_STATISTICS: Statistics = {
+  method: "cluster-bootstrap-percentile",
+  unit: "problem",
+  resamples: 2000,
+  seed: 0,
+  level: 0.95,
+};

@@ -15,7 +15,7 @@ import type { Config } from "../config.js";
 import { CANDIDATE_COLUMNS, parseCandidateRow, UNAVAILABLE } from "../core/candidate-row.js";
 import type { PromptStyle } from "../core/prompt/repair-prompt.js";
 import { REWARD_DEFINITION_VERSION } from "../core/reward.js";
-import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { ErrorCode, EXIT_INTERRUPTED, isMineditError, MineditError } from "../errors.js";
 import { type GenerationSummary, journalSamples } from "../generation/generate.js";
 import { type GenerationSource, GenerationStage } from "../generation/generate-stage.js";
 import { Journal } from "../generation/journal.js";
@@ -41,9 +41,6 @@ import type { Statistics } from "./report-schema.js";
 import { loadBigCodeBench, loadLiveCodeBench, type RetentionSet } from "./retention.js";
 import { RUN_FILES, writeReportFiles, writeRun } from "./run-files.js";
 import { type SampleInput, type SampleInputs, scoreSamples } from "./score-samples.js";
-
-/** Exit code of a run stopped by Ctrl-C (128 + SIGINT). */
-export const EXIT_INTERRUPTED = 130;
 
 export type EvalRunRequest = {
   outDir: string;

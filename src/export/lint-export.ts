@@ -40,12 +40,16 @@ import { isLintTaskRow, type LintTask, parseLintTask } from "../scoring/lint-tas
 import { bump, ExportRun, type RunDeps, type RunSettings, runManifest } from "./export-run.js";
 import type { ExportManifest } from "./format.js";
 import { type LintCandidate, type RevisionOrigin, selectLintRevision } from "./lint-selection.js";
-import { LINT_PROMPT_STYLE, type LintColumns, type LintExportKind, type LintRecord } from "./records.js";
+import {
+  LINT_PROMPT_STYLE,
+  type LintColumns,
+  type LintExportKind,
+  type LintFixer,
+  type LintRecord,
+} from "./records.js";
 import type { LintExportSummary } from "./summary.js";
 
 /** The rule-based fixers `--fixer` offers. */
-export const LINT_FIXERS = ["clang-tidy"] as const;
-export type LintFixer = (typeof LINT_FIXERS)[number];
 
 export type LintExportSettings = RunSettings & {
   kind: LintExportKind;

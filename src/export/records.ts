@@ -31,6 +31,10 @@ export type LintExportKind = (typeof LINT_EXPORT_KINDS)[number];
 export const EXPORT_KINDS = ["sft", "rsft", "dpo", "grpo", ...LINT_EXPORT_KINDS] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
+/** Rule-based fixers whose output a lint corpus may take as a revision (`--fixer`). */
+export const LINT_FIXERS = ["clang-tidy"] as const;
+export type LintFixer = (typeof LINT_FIXERS)[number];
+
 /** Whether a kind is built from lint tasks. */
 export function isLintKind(kind: ExportKind): kind is LintExportKind {
   return (LINT_EXPORT_KINDS as readonly string[]).includes(kind);

@@ -9,8 +9,7 @@
 import { open, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import type { AsyncBuffer } from "hyparquet";
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from "hyparquet";
+import type { AsyncBuffer, FileMetaData } from "hyparquet";
 import { completeLinesEnd, jsonlLinesOf, type NumberedLine } from "../core/jsonl-text.js";
 import { parseJsonObject } from "../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
@@ -214,11 +213,17 @@ export function jsonlSource(input: Input): RowSource {
  * A Parquet input, read one row group at a time (memory is bounded by the largest row group), decoding
  * only `columns` (those the file has; the others are absent from the rows).
  *
+ * The Parquet reader is imported here, on first use: most inputs are JSONL, and every command that reads
+ * any input would otherwise pay for loading it at start.
+ *
  * @throws MineditError `InvalidArgument` when the file is not readable Parquet.
  */
 export async function parquetSource(path: string, columns: readonly string[]): Promise<RowSource> {
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } = await import(
+    "hyparquet"
+  );
   let file: AsyncBuffer;
-  let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
+  let metadata: FileMetaData;
   try {
     file = await asyncBufferFromFile(path);
     metadata = await parquetMetadataAsync(file);

@@ -8,7 +8,6 @@
 import { DEFAULT_LIMITS_CONFIG, type SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
 import { createBwrapSandbox } from "./bwrap.js";
-import { DockerSandbox, imageTag, noImageMessage } from "./docker.js";
 import { DEFAULT_RUNTIME, hostRuntimeProblem, RUNTIME_NAMES, type RuntimeName } from "./runtimes.js";
 import type { ExecutionLimits, Sandbox } from "./sandbox.js";
 import { type WarmBase, WarmPythonSandbox } from "./warm-python.js";
@@ -62,7 +61,8 @@ export async function createConfiguredSandbox(
  */
 export function runtimeProblem(config: SandboxConfig): (name: RuntimeName) => Promise<string | null> {
   if (config.backend !== "docker") return (name) => hostRuntimeProblem(name, config.pythonPath);
-  return async (name) => ((await dockerImageOf(config, name)) === undefined ? noImageMessage(name) : null);
+  return async (name) =>
+    (await dockerImageOf(config, name)) === undefined ? (await docker()).noImageMessage(name) : null;
 }
 
 /** Runtime NAME's image: pinned in the configuration, else the one tagged `minedit-sandbox:NAME`, else none. */
@@ -72,6 +72,7 @@ async function dockerImageOf(
 ): Promise<{ id: string; pinned: boolean } | undefined> {
   const pinned = config.docker.images[name];
   if (pinned !== undefined) return { id: pinned, pinned: true };
+  const { DockerSandbox, imageTag } = await docker();
   const tagged = await DockerSandbox.taggedImage(imageTag(name), config.docker.socketPath);
   return tagged === undefined ? undefined : { id: tagged, pinned: false };
 }
@@ -87,15 +88,23 @@ export async function createBackendSandbox(
   return backend(config, DEFAULT_LIMITS_CONFIG.tests, images, warn);
 }
 
-function backend(
+/**
+ * The Docker backend's module, imported on first use: its client (dockerode) takes longer to load than
+ * everything else a bwrap `score` or `serve` starts with, and most never use it.
+ */
+function docker(): Promise<typeof import("./docker.js")> {
+  return import("./docker.js");
+}
+
+async function backend(
   config: SandboxConfig,
   testLimits: StandingLimits,
   images: Record<RuntimeName, string>,
   warn: (message: string) => void,
 ): Promise<WarmBase> {
-  return config.backend === "docker"
-    ? DockerSandbox.create({ ...config.docker, images, maxProcesses: testLimits.maxProcesses })
-    : createBwrapSandbox({ pythonPath: config.pythonPath, warn });
+  if (config.backend !== "docker") return createBwrapSandbox({ pythonPath: config.pythonPath, warn });
+  const { DockerSandbox } = await docker();
+  return DockerSandbox.create({ ...config.docker, images, maxProcesses: testLimits.maxProcesses });
 }
 
 /**
@@ -114,7 +123,7 @@ async function dockerImages(
     const image = await dockerImageOf(config, name);
     if (image === undefined) continue; // refused when a run asks for it, with what to build
     images[name] = image.id;
-    if (!image.pinned) tagged.push(`${name} = ${imageTag(name)} (${image.id})`);
+    if (!image.pinned) tagged.push(`${name} = ${(await docker()).imageTag(name)} (${image.id})`);
   }
   if (tagged.length > 0) {
     warn(

@@ -60,10 +60,18 @@ export async function startScoringEngine(
   });
   let sandbox: Sandbox | null = null;
   try {
-    await checkTasks(pool, tasks, config);
-    sandbox = execute
-      ? wrapSandbox(await createConfiguredSandbox(config.sandbox, config.limits.tests, log, tasks.runtimes()))
-      : null;
+    // The tasks' check (the workers' start and a parse of every program) and the sandbox's start (a probe
+    // run, the library view from dpkg, the fork servers) share nothing: side by side, start-up waits for
+    // the longer of the two rather than both. A task that fails its check still fails the start first.
+    const [checked, created] = await Promise.allSettled([
+      checkTasks(pool, tasks, config),
+      execute
+        ? createConfiguredSandbox(config.sandbox, config.limits.tests, log, tasks.runtimes())
+        : Promise.resolve(null),
+    ]);
+    if (created.status === "fulfilled" && created.value !== null) sandbox = wrapSandbox(created.value);
+    if (checked.status === "rejected") throw checked.reason;
+    if (created.status === "rejected") throw created.reason;
     const gate =
       sandbox !== null && config.tasks.gate
         ? await gateStore(tasks, sandbox, config, log, onGateProgress)

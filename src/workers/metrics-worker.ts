@@ -7,14 +7,22 @@
  */
 import { createHash } from "node:crypto";
 import { threadId } from "node:worker_threads";
-import { workerData } from "piscina";
+import { move, transferableSymbol, valueSymbol, workerData } from "piscina";
 import type { RewardConfig } from "../config.js";
 import { AnalyzedProgramCache, type AnalyzedProgramCacheStats } from "../core/analyzed-program-cache.js";
 import { extractProgram } from "../core/extract-program.js";
 import { jsonlLinesOfBytes, type NumberedLine } from "../core/jsonl-text.js";
+import { OutputBytes } from "../core/output-bytes.js";
 import { loadPythonGrammar } from "../core/python/grammar.js";
 import type { Verdict } from "../core/reward.js";
-import { lookupTask, outputLine, parseRolloutFields, type TaskLookup } from "../core/rollout-row.js";
+import {
+  lookupTask,
+  OUTPUT_LINE_END,
+  outputLineScore,
+  outputLineStart,
+  parseRolloutFields,
+  type TaskLookup,
+} from "../core/rollout-row.js";
 import { ScoreMemo, type ScoreMemoStats } from "../core/score-memo.js";
 import {
   InvalidTaskProgram,
@@ -59,8 +67,11 @@ export type RowsJob = { bytes: Uint8Array; firstLine: number; config: RewardConf
 
 /** What a {@link RowsJob} gave: the output lines, the rows that could not be scored, and counts. */
 export type RowsOutcome = {
-  /** One JSON line per scored row, in row order (core/rollout-row.ts `outputLine`). */
-  output: string;
+  /**
+   * One JSON line per scored row, in row order (core/rollout-row.ts `outputLine`), as UTF-8: moved to the
+   * main thread, not copied, and written as it is.
+   */
+  output: Uint8Array;
   /** Rows that could not be scored, in row order, with the reason for `FILE:LINE: reason`. */
   bad: { line: number; reason: string }[];
   scored: number;
@@ -216,6 +227,8 @@ type RowGroup = {
   label: string | null;
   completions: Map<string, number>;
   scores: RolloutScore[];
+  /** Each slot's score as output text (core/rollout-row.ts `outputLineScore`), once written. */
+  lines: (string | undefined)[];
   /** Why the task cannot be scored (its C or G is not Python), once known. */
   invalid: string | null;
 };
@@ -262,7 +275,7 @@ export function scoreRows(job: RowsJob): RowsJobResult {
       }
       let group = byGold.get(task.gold);
       if (group === undefined) {
-        group = { ...task, label, completions: new Map(), scores: [], invalid: null };
+        group = { ...task, label, completions: new Map(), scores: [], lines: [], invalid: null };
         byGold.set(task.gold, group);
       }
       let slot = group.completions.get(fields.completion);
@@ -287,8 +300,9 @@ export function scoreRows(job: RowsJob): RowsJobResult {
         }
       }
     }
+    const output = new OutputBytes(job.bytes.length);
     const outcome: RowsOutcome = {
-      output: "",
+      output: EMPTY,
       bad: [],
       scored: 0,
       verdicts: {},
@@ -306,7 +320,11 @@ export function scoreRows(job: RowsJob): RowsJobResult {
         continue;
       }
       const score = item.group.scores[item.slot] as RolloutScore;
-      outcome.output += outputLine(item.fields, score);
+      output.text(outputLineStart(item.fields));
+      // Rows of one slot (identical completions of a task) share their score's text.
+      item.group.lines[item.slot] ??= outputLineScore(score);
+      output.text(item.group.lines[item.slot] as string);
+      output.bytes(LINE_END);
       outcome.scored += 1;
       outcome.verdicts[score.verdict] = (outcome.verdicts[score.verdict] ?? 0) + 1;
       if (score.reward !== null) {
@@ -314,7 +332,8 @@ export function scoreRows(job: RowsJob): RowsJobResult {
         outcome.rewardCount += 1;
       }
     }
-    return { ok: true, value: outcome };
+    outcome.output = output.done();
+    return moving({ ok: true, value: outcome }, outcome.output.buffer as ArrayBuffer);
   } catch (error) {
     return {
       ok: false,
@@ -322,4 +341,18 @@ export function scoreRows(job: RowsJob): RowsJobResult {
       message: error instanceof Error ? (error.stack ?? error.message) : String(error),
     };
   }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The end every output line shares (core/rollout-row.ts `OUTPUT_LINE_END`), encoded once: it is most of a
+ * line, and building the lines as text, sending them and encoding them on the main thread took as long as
+ * scoring their programs (benchmarks/README.md, "Metrics": the stage table).
+ */
+const LINE_END = new TextEncoder().encode(OUTPUT_LINE_END);
+
+/** `value` sent back with `buffer` moved to the receiving thread, not copied (piscina's transferable protocol). */
+function moving<T extends object>(value: T, buffer: ArrayBuffer): T {
+  return move({ [transferableSymbol]: [buffer], [valueSymbol]: value } as never) as unknown as T;
 }

@@ -152,7 +152,8 @@ describe("MetricsPool", () => {
           scoreCompletion(task, completions[2] as string, config),
         ),
       ];
-      expect(outcome.output).toBe(expected.join(""));
+      // The lines come back as UTF-8 bytes, moved from the worker (metrics-worker.ts `RowsOutcome`).
+      expect(new TextDecoder().decode(outcome.output)).toBe(expected.join(""));
       expect(outcome.scored).toBe(2);
       expect(outcome.bad.map((b) => b.line)).toEqual([13, 14, 15]);
       expect(outcome.bad[0]?.reason).toMatch(/JSON/);

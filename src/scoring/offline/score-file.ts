@@ -34,15 +34,12 @@ import { VERDICTS, type Verdict } from "../../core/reward.js";
 import { outputLine, type RowScore } from "../../core/rollout-row.js";
 import { parseJsonObject } from "../../core/task-file.js";
 import { ErrorCode, isMineditError, MineditError } from "../../errors.js";
-import { type Input, jsonlByteBatches, jsonlLines, openInput } from "../../io/inputs.js";
+import { type Input, type JsonlBatch, jsonlByteBatches, jsonlLines, openInput } from "../../io/inputs.js";
 import { Progress } from "../../io/progress.js";
 import type { StdIo } from "../../io/std-io.js";
-import { createConfiguredSandbox, runtimeProblem } from "../../sandbox/create.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import { MetricsPool, type ProgramCacheStats } from "../../workers/metrics-pool.js";
 import type { RowsOutcome } from "../../workers/metrics-worker.js";
-import { ExecutingRolloutScorer } from "../rollout-scorer.js";
-import { TaskStore } from "../task-store.js";
 import { executing, type Job, type JobResult } from "./batch-scorers.js";
 import { errorMessage, parseRolloutRow, type RolloutRow } from "./rows.js";
 import { loadTasks, resolveTask, type TaskTable } from "./task-table.js";
@@ -108,6 +105,9 @@ export async function openScoreFile(request: ScoreFileRequest, io: StdIo): Promi
   let sandbox: Sandbox | null = null;
   if (request.execute) {
     try {
+      // The sandbox and the executing scorer are imported only by a run that executes: they are three
+      // quarters of the modules this file would load, and a `--no-exec` run uses none of them.
+      const { createConfiguredSandbox } = await import("../../sandbox/create.js");
       sandbox = await createConfiguredSandbox(config.sandbox, config.limits.tests, (message) =>
         io.stderr.write(`minedit: ${message}\n`),
       );
@@ -198,7 +198,7 @@ type RunContext = {
   /** True once stdout is gone (`| head`) or failed: stop reading. */
   stopped: () => boolean;
   /** Writes scored rows' lines, waiting while stdout is full. */
-  write: (text: string) => Promise<void>;
+  write: (text: string | Uint8Array) => Promise<void>;
 };
 
 /**
@@ -256,6 +256,23 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
   const report = (message: string) => progress.log(message);
   const tasks = setup.tasks === undefined ? undefined : await loadTasks(setup.tasks, report, execute);
 
+  // With `--no-exec` a batch is one worker's job, and each worker costs a quarter of a second of CPU to
+  // start (its modules, the grammar): a file of fewer batches than threads starts one worker per batch.
+  // Only a file is read ahead; rows that arrive on stdin are not waited for.
+  const batches = execute ? undefined : jsonlByteBatches(rollouts.stream, BATCH_ROWS);
+  const readAhead: JsonlBatch[] = [];
+  let threads = config.pool.threads;
+  if (batches !== undefined && rollouts.size !== undefined) {
+    while (readAhead.length < threads) {
+      const next = await batches.next();
+      if (next.done === true) {
+        threads = Math.max(1, readAhead.length);
+        break;
+      }
+      readAhead.push(next.value);
+    }
+  }
+
   // A consumer that stops reading (`| head`) is not an error of ours: stop scoring quietly (and stop the
   // test runs in flight). Any other stdout failure also stops the run, and is reported as an internal
   // error once the pool is closed.
@@ -280,7 +297,7 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
     executed: 0,
     cached: 0,
   };
-  const pool = new MetricsPool(config.pool.threads, {
+  const pool = new MetricsPool(threads, {
     programCacheBytes: config.pool.programCacheBytes,
     scoreMemoEntries: config.pool.scoreMemoEntries,
     // The workers resolve the rows' task ids themselves when nothing is executed.
@@ -297,14 +314,14 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
     progress: new ProgressTracker(progress, stats, rollouts.size !== undefined),
     stopped: () => stdoutClosed,
     write: async (text) => {
-      if (text !== "" && !stdoutClosed && !io.stdout.write(text)) await drained(io.stdout);
+      if (text.length > 0 && !stdoutClosed && !io.stdout.write(text)) await drained(io.stdout);
     },
   };
   let programCache: ProgramCacheStats | undefined;
   let scoreMemo: ScoreMemoReport | undefined;
   try {
-    if (sandbox === null) await scoreInWorkers(context);
-    else await scoreExecuting(context, sandbox, abort.signal);
+    if (sandbox !== null) await scoreExecuting(context, sandbox, abort.signal);
+    else if (batches !== undefined) await scoreInWorkers(context, readAhead, batches);
   } finally {
     io.stdout.off("error", onStdoutError);
     programCache = pool.programCache();
@@ -324,7 +341,11 @@ export async function scoreFile(setup: ScoreFileRun, io: StdIo): Promise<ScoreFi
  * scores and writes each (metrics-worker.ts `scoreRows`); here only the counts and the bad rows' reasons
  * come back besides the output text.
  */
-async function scoreInWorkers(context: RunContext): Promise<void> {
+async function scoreInWorkers(
+  context: RunContext,
+  readAhead: readonly JsonlBatch[],
+  rest: AsyncGenerator<JsonlBatch>,
+): Promise<void> {
   const { config, rollouts, pool, stats, report, progress } = context;
   const writer = new InOrderWriter(BATCHES_IN_FLIGHT.metrics);
   const write = async (outcome: RowsOutcome, state: BatchProgress) => {
@@ -340,7 +361,11 @@ async function scoreInWorkers(context: RunContext): Promise<void> {
     progress.finish(state);
   };
   let readBytes = 0;
-  for await (const batch of jsonlByteBatches(rollouts.stream, BATCH_ROWS)) {
+  async function* all(): AsyncGenerator<JsonlBatch> {
+    yield* readAhead;
+    yield* rest;
+  }
+  for await (const batch of all()) {
     if (context.stopped()) break;
     // The batch's rows are counted when it is written: they are not split here.
     readBytes += batch.bytes.length;
@@ -357,6 +382,11 @@ async function scoreInWorkers(context: RunContext): Promise<void> {
  */
 async function scoreExecuting(context: RunContext, sandbox: Sandbox, signal: AbortSignal): Promise<void> {
   const { config, rollouts, tasks, pool, stats, report, progress } = context;
+  const [{ runtimeProblem }, { ExecutingRolloutScorer }, { TaskStore }] = await Promise.all([
+    import("../../sandbox/create.js"),
+    import("../rollout-scorer.js"),
+    import("../task-store.js"),
+  ]);
   const scoreBatch = executing(
     pool,
     ExecutingRolloutScorer.fromConfig(config, {
