@@ -3,6 +3,12 @@
  * 127.0.0.1:0, through the real `openai` client: chat and completions, `n`, usage, reasoning_content,
  * `finish_reason: "length"`, 429 with Retry-After (and retry-after-ms), 500, slow responses past the
  * timeout, fatal refusals; and the generation loop's journal: nothing asked twice, errors asked again.
+ *
+ * The client is the `openai` package we pin (6.49.0). What src/generation/endpoint.ts relies on was read in
+ * openai/openai-node at tag v6.49.0 (commit 04671d278ef1531692ae31a870251eec90f3c2d2): the `maxRetries` and
+ * `timeout` client options (src/client.ts), and `APIError.status` / `.headers`, `APIConnectionError` and
+ * `APIConnectionTimeoutError` (src/core/error.ts). The newest release, v7.5.0 (main at
+ * 7b7d6ca71130d37ec09792c50056b47861f2eccf), has the same options and error classes.
  */
 import { getEventListeners } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
