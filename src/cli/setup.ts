@@ -4,7 +4,6 @@
  * the runtime table (sandbox/runtimes.ts, data); the installer and the sandbox are imported when it runs.
  */
 import { parseArgs } from "node:util";
-import { parseConfig } from "../config.js";
 import type { StdIo } from "../io/std-io.js";
 import { RUNTIME_NAMES, runtimeNamed } from "../sandbox/runtimes.js";
 import { commandFailure, EXIT, usageFailure } from "./failures.js";
@@ -66,7 +65,12 @@ export async function runSetup(argv: readonly string[], io: StdIo): Promise<numb
   if (values.runtime === undefined) return usageFailure(io, "setup", "--runtime NAME is required");
   const log = (line: string) => io.stderr.write(`minedit setup: ${line}\n`);
   try {
-    const { setupRuntime } = await import("../sandbox/runtime-setup.js");
+    // The configuration's schema (zod) and the setup machinery are loaded once the flags are good, so
+    // `--help` does not pay for them.
+    const [{ parseConfig }, { setupRuntime }] = await Promise.all([
+      import("../config.js"),
+      import("../sandbox/runtime-setup.js"),
+    ]);
     const outcome = await setupRuntime(values.runtime, {
       pythonPath: parseConfig({}).sandbox.pythonPath,
       checkOnly: values.check === true,

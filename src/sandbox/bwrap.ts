@@ -380,15 +380,18 @@ export class BwrapSandbox implements Sandbox {
     );
     for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
 
-    const filter = options.syscallFilter === false ? null : (await syscallFilterFor(python)).bpf;
-    let libraryDirs: LibraryDirs;
-    let standard: LibraryView;
-    try {
-      libraryDirs = await interpreterLibraryDirs(python);
-      standard = await libraryView([], libraryDirs);
-    } catch (error) {
-      throw unavailable((error as Error).message);
-    }
+    // The filter and the library view each ask an interpreter (the view, dpkg too): side by side.
+    const [filter, { libraryDirs, standard }] = await Promise.all([
+      options.syscallFilter === false ? null : syscallFilterFor(python).then((f) => f.bpf),
+      (async (): Promise<{ libraryDirs: LibraryDirs; standard: LibraryView }> => {
+        try {
+          const libraryDirs = await interpreterLibraryDirs(python);
+          return { libraryDirs, standard: await libraryView([], libraryDirs) };
+        } catch (error) {
+          throw unavailable((error as Error).message);
+        }
+      })(),
+    ]);
     const sandbox = new BwrapSandbox(
       launcher,
       args,

@@ -32,17 +32,15 @@ export class ForkServerPool {
   ) {}
 
   /**
-   * Starts every slot's server and waits for all of them, so a pool is warm when this resolves. Rejects
-   * with the first server's failure (`MineditError(Unavailable)`, with what it printed).
+   * Starts one server and waits for it, so a host where none can run fails here (`MineditError
+   * (Unavailable)`, with what it printed), then starts the other slots' servers in the background: a
+   * run that comes meanwhile takes an idle one or starts its own, and start-up (what `minedit serve`
+   * waits for before it listens) pays for one interpreter, not one per slot on cores that start them in
+   * turn. A background server that fails is started again when a run needs it.
    */
   async fill(): Promise<void> {
-    const started = Array.from({ length: this.slots - this.all.size - this.starting.size }, () =>
-      this.startServer(),
-    );
-    const results = await Promise.allSettled(started);
-    for (const result of results) if (result.status === "fulfilled") this.release(result.value);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed !== undefined) throw failed.reason;
+    if (this.all.size + this.starting.size === 0) this.release(await this.startServer());
+    while (!this.closed && this.all.size + this.starting.size < this.slots) this.replace();
   }
 
   /** What each live server reported when it came up. */

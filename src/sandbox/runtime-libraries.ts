@@ -26,10 +26,16 @@
  * so the cost grows with the entries (docs/sandbox.md has the measurements): entries are bound whole, not
  * file by file. The view is computed from dpkg once per runtime and dpkg state ({@link libraryView}).
  */
-import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { runHostCommand, SYSTEM_ENV } from "./host-command.js";
+import type { LibraryEntry, LibraryView } from "./library-view.js";
+import { directoryStamp, LibraryViewCache } from "./library-view-cache.js";
+
+export type { LibraryEntry, LibraryView } from "./library-view.js";
 
 /** One installed package, as its dependency closure needs it. */
 export type InstalledPackage = {
@@ -117,19 +123,6 @@ export function parseOwners(answer: string): Map<string, string[]> {
   }
   return owners;
 }
-
-/** One thing bound back into a hidden library directory, parents before children. */
-export type LibraryEntry =
-  | { kind: "bind"; path: string }
-  | { kind: "symlink"; path: string; target: string }
-  /** A directory shared with packages outside the runtime: made empty, its runtime part bound inside. */
-  | { kind: "dir"; path: string }
-  /**
-   * An entry of the standard library's directory from a package outside the runtime, covered: by a
-   * package whose import fails as a missing module's (`package` for a directory, `module` for a `.py`
-   * file), or by an empty file (`nothing`: an extension module, which then fails to load).
-   */
-  | { kind: "cover"; path: string; by: "package" | "module" | "nothing" };
 
 /** A directory's entry as {@link planDirectory} needs it: its name and, for a symlink, its target. */
 export type DirectoryChild = { name: string; symlinkTarget: string | null; directory: boolean };
@@ -240,21 +233,6 @@ export function outsideMostly(
   const outside = children.filter((c) => ownership(join(dir, c.name), owners, packages) === "outside");
   return outside.length > children.length - outside.length;
 }
-
-/** What a runtime's sandbox sees of the library directories. */
-export type LibraryView = {
-  /**
-   * Each hidden under an empty read-only tmpfs: the interpreter's library directories, and directories of
-   * the standard library's that are mostly other packages'.
-   */
-  hidden: readonly string[];
-  /** What is bound back into them, parents before children. */
-  entries: readonly LibraryEntry[];
-  /** The top-level modules the runtime's entries give (`numpy`, `six`, `cv2`, …). */
-  modules: ReadonlySet<string>;
-  /** The runtime's packages dpkg does not have installed. */
-  missingPackages: readonly string[];
-};
 
 const MODULE_FILE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\.py|(?:\.[A-Za-z0-9_-]+)?\.so)$/;
 const PACKAGE_DIR = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -371,13 +349,22 @@ type Planning = {
   own: boolean;
 };
 
-/** The view of packages `roots` over `dirs` (see {@link libraryView}), computed from dpkg. */
-async function computeView(roots: readonly string[], dirs: LibraryDirs): Promise<LibraryView> {
+/**
+ * The view of packages `roots` over `dirs` (see {@link libraryView}), computed from dpkg; `listed` gets
+ * each directory read, with its mtime from just before (null without dpkg: such a view is not kept).
+ */
+async function computeView(
+  roots: readonly string[],
+  dirs: LibraryDirs,
+  listed: Map<string, number | null>,
+): Promise<LibraryView> {
   const listing = await runHostCommand("dpkg-query", ["-W", `-f=${PACKAGES_FORMAT}`], SYSTEM_ENV);
   if (listing.code !== 0) {
     // Without dpkg the standard library's runtime still sees no library; no other can be told apart.
-    if (roots.length === 0)
+    if (roots.length === 0) {
+      listed.set(DPKG_STATUS, null);
       return { hidden: dirs.site, entries: [], modules: new Set(), missingPackages: [] };
+    }
     throw new Error(
       `dpkg-query -W failed (${listing.stderr.trim() || `exit ${listing.code}`}): a runtime's libraries are ` +
         "found from its Debian packages",
@@ -405,12 +392,15 @@ async function computeView(roots: readonly string[], dirs: LibraryDirs): Promise
       : []),
   ];
   while (level.length > 0) {
-    const listed = level.map((planning) => ({ ...planning, children: childrenOf(planning.dir) }));
+    const read = level.map((planning) => {
+      listed.set(planning.dir, directoryStamp(planning.dir));
+      return { ...planning, children: childrenOf(planning.dir) };
+    });
     const owners = await ownersOf(
-      listed.flatMap(({ dir, children }) => children.map((c) => join(dir, c.name))),
+      read.flatMap(({ dir, children }) => children.map((c) => join(dir, c.name))),
     );
     const next: Planning[] = [];
-    for (const { dir, how, top, own, children } of listed) {
+    for (const { dir, how, top, own, children } of read) {
       const ours = own ? withInterpreter : packages;
       if (how === "cover" || (how === "either" && !outsideMostly(dir, children, owners, ours))) {
         const plan = planOwnDirectory(dir, children, owners, ours, site);
@@ -436,25 +426,52 @@ async function computeView(roots: readonly string[], dirs: LibraryDirs): Promise
 
 /** dpkg's database: when it changes (a package installed or removed), views are computed again. */
 const DPKG_STATUS = "/var/lib/dpkg/status";
-const views = new Map<string, { stamp: number; view: Promise<LibraryView> }>();
+const views = new Map<string, { stamp: string; view: Promise<LibraryView> }>();
+
+/** dpkg's database as a stamp: its size and mtime ("none" without one). */
+function dpkgStamp(): string {
+  try {
+    const status = statSync(DPKG_STATUS);
+    return `${status.size}:${status.mtimeMs}`;
+  } catch {
+    return "none";
+  }
+}
+
+/** A digest of this module as it runs: a view planned by other code is not reused from disk. */
+let codeDigest: string | undefined;
+function planningCode(): string {
+  codeDigest ??= createHash("sha256")
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest("hex");
+  return codeDigest;
+}
 
 /**
  * What a sandbox of Debian packages `roots` (a runtime's, runtimes.ts `debianPackages`) sees of the
  * directories `dirs` ({@link interpreterLibraryDirs}): computed once per package set and dpkg state (a
- * few hundred milliseconds of dpkg-query), then shared. Rejects on a host without dpkg-query when `roots`
- * is not empty.
+ * second of dpkg-query on 2 cores), then shared in this process and remembered on disk for the next
+ * (library-view-cache.ts says when a remembered view is used). Rejects on a host without dpkg-query when
+ * `roots` is not empty.
  */
-export function libraryView(roots: readonly string[], dirs: LibraryDirs): Promise<LibraryView> {
-  let stamp = 0;
-  try {
-    stamp = statSync(DPKG_STATUS).mtimeMs;
-  } catch {
-    // no dpkg database: computeView says so for a runtime with packages
-  }
+export function libraryView(
+  roots: readonly string[],
+  dirs: LibraryDirs,
+  cache: LibraryViewCache = new LibraryViewCache(),
+): Promise<LibraryView> {
+  const stamp = dpkgStamp();
   const key = JSON.stringify([[...roots].sort(), dirs]);
   const cached = views.get(key);
   if (cached !== undefined && cached.stamp === stamp) return cached.view;
-  const view = computeView(roots, dirs);
+  const diskKey = JSON.stringify([key, stamp, planningCode()]);
+  const view = (async () => {
+    const remembered = cache.read(diskKey);
+    if (remembered !== null) return remembered;
+    const listed = new Map<string, number | null>();
+    const computed = await computeView(roots, dirs, listed);
+    cache.write(diskKey, computed, listed);
+    return computed;
+  })();
   views.set(key, { stamp, view });
   // A failed computation is tried again next time.
   view.catch(() => {

@@ -93,9 +93,10 @@ export class WarmPythonSandbox implements Sandbox {
   }
 
   /**
-   * Starts the pools of `runtimes` on `base`, `slots` fork servers each, and waits until all are up, so a
-   * host where they cannot run fails here, once, with `MineditError(Unavailable)` (the caller may then use
-   * `base` alone), and a runtime that is not installed with `FailedPrecondition` naming it.
+   * Starts the pools of `runtimes` on `base`, `slots` fork servers each, and waits until each has one up
+   * (the others start in the background: ForkServerPool.fill), so a host where they cannot run fails here,
+   * once, with `MineditError(Unavailable)` (the caller may then use `base` alone), and a runtime that is
+   * not installed with `FailedPrecondition` naming it.
    */
   static async create(base: WarmBase, options: WarmPythonOptions): Promise<WarmPythonSandbox> {
     if (!Number.isSafeInteger(options.slots) || options.slots <= 0) {

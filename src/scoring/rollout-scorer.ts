@@ -418,7 +418,9 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       );
     });
     // Slowest first: the step then ends near max(slowest execution, total time / slots) rather than with
-    // a slow test started last. Ties keep the rollouts' order.
+    // a slow test started last. The slots' line (execution-slots.ts) keeps that order among the queued
+    // executions of every call; this sort decides who takes the slots free right now. Ties keep the
+    // rollouts' order.
     scheduled.sort((a, b) => b.expectedMs - a.expectedMs);
     for (const execution of scheduled) execution.start();
     yield* queue;
@@ -574,7 +576,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     signal: AbortSignal,
   ): Promise<{ outcome: TestOutcome; reused: boolean }> {
     if (this.options.executor !== undefined) return this.options.executor.execute(job, signal);
-    const release = await this.slots.acquire(signal);
+    const release = await this.slots.acquire(signal, job.expectedMs);
     try {
       const { program, tests, limits } = job;
       const retries = this.options.infraRetries ?? 0;

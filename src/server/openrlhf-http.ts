@@ -67,7 +67,7 @@ import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import type { RolloutOutput, RolloutScorer } from "../scoring/rollout.js";
 import { Coalescer } from "./openrlhf-coalescer.js";
 import { invalid, parseRewardRequest, rewardResponse, type Sample } from "./openrlhf-protocol.js";
-import { readPem } from "./server.js";
+import { readPem } from "./pem.js";
 import { parseSlimeRequest, SLIME_PATH, slimeBudgetMs, slimeResponse } from "./slime-protocol.js";
 
 export type OpenRlhfServerOptions = {

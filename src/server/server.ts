@@ -4,7 +4,6 @@
  * (docs/design.md).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { createSecureContext } from "node:tls";
 import {
   type Metadata,
@@ -22,6 +21,7 @@ import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health
 import { file_minedit_v1_reward, RewardService } from "../gen/minedit/v1/reward_pb.js";
 import type { RolloutScorer } from "../scoring/rollout.js";
 import { HealthService, ServingStatus } from "./health.js";
+import { readPem } from "./pem.js";
 import { addReflection } from "./reflection.js";
 import { type InternalErrorContext, rewardServiceHandlers } from "./reward-service.js";
 import { grpcServerServiceDefinition } from "./service-definition.js";
@@ -102,22 +102,6 @@ function bearerTokenInterceptor(token: string): ServerInterceptor {
       new ResponderBuilder().withStart((next) => next(listener)).build(),
     );
   };
-}
-
-/** A PEM file, or `InvalidArgument` naming the config field that gave its path. */
-export async function readPem(path: string, field: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new MineditError(
-      ErrorCode.InvalidArgument,
-      `${field}: cannot read ${JSON.stringify(path)}: ${reason}`,
-      {
-        field,
-      },
-    );
-  }
 }
 
 async function credentials(config: ServerConfig): Promise<ServerCredentials> {

@@ -14,14 +14,13 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { startScoringEngine } from "../scoring/scoring-engine.js";
 import type { TaskStore } from "../scoring/task-store.js";
 import { Admission } from "./admission.js";
-import { callObserver } from "./call-observer.js";
 import { createLogger, type Logger } from "./logger.js";
 import { meteredSandbox } from "./metered-sandbox.js";
 import { ServiceMetrics } from "./metrics.js";
 import { type RunningMetricsServer, startMetricsServer } from "./metrics-http.js";
 import { observedScorer } from "./observed-scorer.js";
 import { type RunningHttpServer, startOpenRlhfServer } from "./openrlhf-http.js";
-import { type RunningServer, startServer } from "./server.js";
+import type { RunningServer } from "./server.js";
 
 export type Service = {
   server: RunningServer;
@@ -66,6 +65,11 @@ export async function startService(
       { field: "queue.url" },
     );
   }
+  // gRPC's modules (grpc-js, the generated descriptors, reflection) take a few hundred milliseconds of
+  // this thread to load, while the engine's start mostly waits on other threads and processes (the
+  // metrics workers, the sandbox's probe and fork servers): loaded meanwhile, not after.
+  const grpcModules = Promise.all([import("./server.js"), import("./call-observer.js")]);
+  grpcModules.catch(() => {}); // awaited below; a failure is reported there
   const metrics = new ServiceMetrics();
   const engine = await startScoringEngine(config, taskFiles, execute, log, (sandbox) =>
     meteredSandbox(sandbox, metrics),
@@ -111,6 +115,7 @@ export async function startService(
         tasks: engine.tasks,
         callLines: endpoint === "openrlhf",
       });
+    const [{ startServer }, { callObserver }] = await grpcModules;
     const server = await startServer({
       config: config.server,
       scorer: observed("grpc"),

@@ -132,6 +132,10 @@ const ALLOWED: Readonly<Record<string, { commands: readonly string[]; why: strin
     commands: ["setup"],
     why: "imported by sandbox/runtimes.js; spawns nothing at load",
   },
+  "sandbox/library-view-cache.js": {
+    commands: ["setup"],
+    why: "imported by sandbox/runtime-libraries.js; reads nothing at load",
+  },
   "sandbox/host-command.js": {
     commands: ["setup"],
     why: "imported by sandbox/runtimes.js; spawns nothing at load",
