@@ -21,33 +21,31 @@
  *          [--source FILE (default: $MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz)] [--golds .cache/bigcodebench-golds.jsonl] [--baseline-stride 4] [--sandbox bwrap|docker] (or `node benchmarks/e2e/run.mjs --bigcodebench …`)
  */
 import { spawn } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { create } from "@bufbuild/protobuf";
-import { Metadata } from "@grpc/grpc-js";
+import {
+  bigcodebenchSource,
+  CPU_LIMIT_MS,
+  serverConfig as configOf,
+  cpuTree as cpuTreeOf,
+  IDLE_LIMIT_MS,
+  loadCandidates,
+  PYTHON,
+  ROLLOUTS,
+  scoreBatch,
+  stepOf,
+  TASKS,
+} from "./bigcodebench-step.mjs";
 import { startServe, stopServe } from "./serve.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
 const load = (file) => import(pathToFileURL(join(ROOT, "dist", file)).href);
-const { parseConfig } = await load("config.js");
-const { grpcServiceDefinition } = await load("server/service-definition.js");
-const { RewardService, RolloutSchema, ScoreBatchRequestSchema, Verdict } = await load(
-  "gen/minedit/v1/reward_pb.js",
-);
-const { importFile } = await load("tasks/importers/import-file.js");
+const { Verdict } = await load("gen/minedit/v1/reward_pb.js");
 const { wallBackstopMs } = await load("scoring/limits.js");
 const { runtimeNamed, dataBinds } = await load("sandbox/runtimes.js");
 
@@ -62,25 +60,15 @@ const { values } = parseArgs({
   },
 });
 const CONCURRENCIES = (values.concurrency ?? "2,4,8,16").split(",").map(Number);
-// BigCodeBench is read where it lies, never copied into the repository (docs/paper-set.md#the-data-minedit_data_dir).
-const DATA_DIR = process.env.MINEDIT_DATA_DIR;
-const SOURCE =
-  values.source ?? (DATA_DIR ? join(DATA_DIR, "bigcodebench", "BigCodeBench.jsonl.gz") : undefined);
+const SOURCE = bigcodebenchSource(values.source);
 if (SOURCE === undefined) {
   console.error(
     "[bench:e2e:bigcodebench] no BigCodeBench file: pass --source FILE or set MINEDIT_DATA_DIR (the directory holding bigcodebench/BigCodeBench.jsonl.gz)",
   );
   process.exit(2);
 }
-const TASKS = 32;
-const CANDIDATES = 144;
-const ROLLOUTS = 16;
-const CPU_LIMIT_MS = 2_000;
-/** The idle limit every task gets (the calibration's wall floor and ceiling pin it): the default floor. */
-const IDLE_LIMIT_MS = 3_000;
 const BASELINE_STRIDE = Number(values["baseline-stride"] ?? 4);
 const CORES = availableParallelism();
-const PYTHON = parseConfig({}).sandbox.pythonPath;
 const log = (m) => console.error(`[bench:e2e:bigcodebench] ${m}`);
 const fmt = (x, d = 2) => x.toFixed(d);
 const load1 = () =>
@@ -91,69 +79,8 @@ const workDir = mkdtempSync(join(tmpdir(), "minedit-bench-bcb-"));
 const loadAtStart = load1();
 const started = performance.now();
 
-function prepare(input) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, ["-s", join(HERE, "baseline.py"), "prepare"], {
-      env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8", PYTHONHASHSEED: "0" },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-    });
-    child.stderr.on("data", (c) => {
-      err += c;
-    });
-    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
-    child.stdin.end(JSON.stringify(input));
-  });
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Tasks: BigCodeBench problems of the bigcodebench runtime, corrupted here (first comparison flipped)
-// ---------------------------------------------------------------------------------------------------------
-
-const problems = [];
-for await (const item of importFile(SOURCE, "bigcodebench")) {
-  if ("problem" in item && item.problem.runtime === "bigcodebench") problems.push(item.problem);
-}
-// Golds known to pass (scripts/bigcodebench-golds.mjs's results), when given: fewer tasks for the gate to
-// refuse.
-const passing =
-  values.golds === undefined
-    ? null
-    : new Set(
-        readFileSync(values.golds, "utf8")
-          .split("\n")
-          .filter((l) => l.trim() !== "")
-          .map((l) => JSON.parse(l))
-          // Golds well inside the pinned CPU limit (their wall time bounds their CPU time), as the
-          // calibration's factor would make them: a gold near the limit flips with CPU-time noise.
-          .filter((r) => r.verdict === "PASSED" && r.wall_ms <= CPU_LIMIT_MS / 2)
-          .map((r) => `bigcodebench/${r.id}`),
-      );
-const corrupt = await prepare({ problems: problems.map((p) => ({ solution: p.solution })), tasks: [] });
-const corruptible = problems
-  .map((p, i) => ({ p, corrupted: corrupt.problems[i].corrupted }))
-  .filter((c) => c.corrupted !== null && (passing === null || passing.has(c.p.problemId)));
-// Spread over the file: every k-th problem, so the mix of libraries is BigCodeBench's own.
-// Two interleaved passes of CANDIDATES / 2 (the gate refuses about 60 %: a flipped comparison that the tests
-// do not notice); the first pass's gate verdicts are remembered from earlier runs.
-const stride = Math.max(2, Math.floor(corruptible.length / (CANDIDATES / 2)));
-const pass = (offset) => corruptible.filter((_, i) => i % stride === offset).slice(0, CANDIDATES / 2);
-const candidates = [...pass(0), ...pass(Math.floor(stride / 2))].map(({ p, corrupted }) => ({
-  task_id: `${p.problemId}/e2e`,
-  problem_id: p.problemId,
-  statement: p.statement,
-  entry_point: p.entryPoint,
-  gold: p.solution,
-  corrupted,
-  tests: p.tests,
-  runtime: p.runtime,
-  corruptions: [{ family: "comparison", description: "first comparison flipped" }],
-  split: "test",
-  source: "benchmarks/e2e/bigcodebench",
-}));
+// Tasks: BigCodeBench problems of the bigcodebench runtime, corrupted here (bigcodebench-step.mjs).
+const candidates = await loadCandidates(SOURCE, values.golds);
 const taskFile = join(workDir, "tasks.jsonl");
 writeFileSync(taskFile, `${candidates.map((t) => JSON.stringify(t)).join("\n")}\n`);
 
@@ -165,33 +92,11 @@ writeFileSync(taskFile, `${candidates.map((t) => JSON.stringify(t)).join("\n")}\
 const SANDBOX = values.sandbox ?? "bwrap";
 if (SANDBOX !== "bwrap" && SANDBOX !== "docker")
   throw new Error(`--sandbox: expected bwrap or docker, got ${SANDBOX}`);
+const cpuTree = (pid) => cpuTreeOf(pid, SANDBOX);
 
-// Kept between runs (by content, as the server's own cache): a rerun does not redo the gate.
-const gateDir = join(ROOT, ".cache", "e2e-bigcodebench-gate");
 function serverConfig(concurrency) {
   const file = join(workDir, `config-${concurrency}.json`);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      sandbox: {
-        backend: SANDBOX,
-        executionConcurrency: concurrency,
-        cpuTimeMs: CPU_LIMIT_MS,
-        resultCacheBytes: 0,
-      },
-      tasks: {
-        gateCacheDir: gateDir,
-        // Pinned: every task gets the configured limits, which the baseline applies too.
-        calibration: {
-          factor: 1,
-          cpuFloorMs: CPU_LIMIT_MS,
-          cpuCeilingMs: CPU_LIMIT_MS,
-          wallFloorMs: IDLE_LIMIT_MS,
-          wallCeilingMs: IDLE_LIMIT_MS,
-        },
-      },
-    }),
-  );
+  writeFileSync(file, JSON.stringify(configOf({ sandbox: SANDBOX, concurrency })));
   return file;
 }
 
@@ -204,127 +109,6 @@ async function startServer(concurrency) {
   const server = await startServe(ROOT, args, 300_000);
   current = server.child;
   return server;
-}
-
-function scoreBatch(client, rows) {
-  const method = grpcServiceDefinition(RewardService).scoreBatch;
-  const request = create(ScoreBatchRequestSchema, {
-    rollouts: rows.map((row) =>
-      create(RolloutSchema, {
-        id: row.id,
-        completion: row.completion,
-        taskRef: { case: "taskId", value: row.taskId },
-        groupId: row.taskId,
-      }),
-    ),
-  });
-  return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(
-      method.path,
-      method.requestSerialize,
-      method.responseDeserialize,
-      request,
-      new Metadata(),
-      { deadline: Date.now() + 600_000 },
-      (error, response) => (error ? reject(error) : resolve(response)),
-    );
-  });
-}
-
-/**
- * Clock ticks → ms of every process under `pid` (the server): fork servers' reaped runs and the rest.
- * Under Docker the fork servers are not the server's descendants but the processes of its containers,
- * under each one's containerd-shim: those are counted instead (this benchmark's server is the only one).
- */
-function cpuTree(pid) {
-  const tick = 100; // USER_HZ on Linux
-  const parents = new Map();
-  const stats = new Map();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const text = readFileSync(`/proc/${name}/stat`, "utf8");
-      const close = text.lastIndexOf(")");
-      const comm = text.slice(text.indexOf("(") + 1, close);
-      const f = text.slice(close + 2).split(" ");
-      parents.set(Number(name), Number(f[1]));
-      stats.set(Number(name), {
-        comm,
-        self: Number(f[11]) + Number(f[12]),
-        reaped: Number(f[13]) + Number(f[14]),
-      });
-    } catch {}
-  }
-  const underServer = (p) => {
-    for (let q = parents.get(p); q !== undefined && q > 1; q = parents.get(q)) if (q === pid) return true;
-    return false;
-  };
-  const inContainer = (p) => {
-    for (let q = parents.get(p); q !== undefined && q > 1; q = parents.get(q))
-      if (stats.get(q)?.comm.startsWith("containerd-shim")) return true;
-    return false;
-  };
-  const under = SANDBOX === "docker" ? inContainer : underServer;
-  let runs = 0; // what the fork servers reaped: the executions
-  let sandboxes = 0; // everything below the server, fork servers' own work and bwrap included
-  for (const [p, s] of stats) {
-    if (!under(p)) continue;
-    sandboxes += s.self + s.reaped;
-    // The fork server: python3, or minedit-init as the init of a Docker container (it names itself).
-    if (s.comm.startsWith("python") || s.comm === "minedit-init") runs += s.reaped;
-  }
-  const own = stats.get(pid);
-  return {
-    runsMs: ((runs + (own?.reaped ?? 0)) * 1000) / tick,
-    sandboxesMs: ((sandboxes + (own?.reaped ?? 0)) * 1000) / tick,
-    serverMs: ((own?.self ?? 0) * 1000) / tick,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The rollouts
-// ---------------------------------------------------------------------------------------------------------
-
-const fence = (code) => `\`\`\`python\n${code}${code.endsWith("\n") ? "" : "\n"}\`\`\`\n`;
-/** A candidate whose entry point never returns: a busy loop (CPU limit) or a blocking wait (the idle limit). */
-const hang = (gold, entry, how) =>
-  `${gold}\n\n_${entry} = ${entry}\n\ndef ${entry}(*args, **kwargs):\n` +
-  (how === "busy" ? "    while True:\n        pass\n" : "    import time\n    time.sleep(3600)\n");
-
-function groupOf(task, variants, index) {
-  const fixed = `Here is the corrected function:\n\n${fence(task.gold)}`;
-  const unchanged = `The code looks correct to me:\n\n${fence(task.corrupted)}`;
-  const distinct = [
-    ["fix", fixed],
-    ["unchanged", unchanged],
-    ["fix-commented", fence(variants.reformatted)],
-    ["fix-bare", task.gold],
-    ["over-edit-docstring", fence(variants.docstring)],
-    ["over-edit-renamed", fence(variants.renamed)],
-    ["over-edit-rewritten", fence(variants.rewritten)],
-    ["wrong-fix", fence(variants.wrong_fix)],
-    ["truncated", `Fixed:\n\n\`\`\`python\n${variants.truncated}`],
-    ["prose-only", "No change is needed: the function already does what the statement asks."],
-  ];
-  // A few hanging candidates: a busy loop in every 4th group, a blocking one in every 16th.
-  if (index % 4 === 1) distinct.push(["hang-busy", fence(hang(task.gold, task.entry_point, "busy"))]);
-  if (index % 16 === 3) distinct.push(["hang-sleep", fence(hang(task.gold, task.entry_point, "sleep"))]);
-  const duplicates = [
-    ["fix", fixed],
-    ["fix", fixed],
-    ["fix", fixed],
-    ["unchanged", unchanged],
-    ["fix-bare", task.gold],
-    ["fix", fixed],
-  ].slice(0, ROLLOUTS - distinct.length);
-  const group = [...distinct, ...duplicates];
-  return group.map(([kind, completion], j) => ({
-    kind,
-    completion,
-    id: `${task.task_id}#${j}`,
-    taskId: task.task_id,
-    index,
-  }));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -340,23 +124,7 @@ for (const concurrency of CONCURRENCIES) {
   log(`starting the server at executionConcurrency ${concurrency}…`);
   const server = await startServer(concurrency);
   if (tasks === null) {
-    // The gate's refusals: a rollout with no code is answered without execution, or refused with the task.
-    const served = [];
-    for (const t of candidates) {
-      const probe = [{ id: "probe", taskId: t.task_id, completion: "No change is needed." }];
-      if (
-        await scoreBatch(server.client, probe).then(
-          () => true,
-          () => false,
-        )
-      )
-        served.push(t);
-    }
-    servedCount = served.length;
-    tasks = served.slice(0, TASKS);
-    if (tasks.length < TASKS) throw new Error(`only ${tasks.length} tasks served:\n${server.stderr()}`);
-    prepared = (await prepare({ problems: [], tasks })).tasks;
-    rows = tasks.flatMap((task, i) => groupOf(task, prepared[i].variants, i));
+    ({ tasks, prepared, rows, servedCount } = await stepOf(server.client, candidates, TASKS, server.stderr));
     log(`${servedCount} of ${candidates.length} candidate tasks served; ${rows.length} rollouts`);
   }
   const before = cpuTree(server.child.pid);

@@ -10,8 +10,11 @@ test. Modes:
 - ``http``: OpenRLHF >= 0.9.1: one single-sample ``POST /get_reward`` per sample, up to C in flight
   (threads); whether the server coalesces is the server's configuration.
 
-Samples arrive either all at once (``--spread 0``, the best case for coalescing) or spread over
-``--spread`` seconds (each sample's generation finishing at a different time, as in a real step).
+Samples arrive either all at once (``--spread 0``, the best case for coalescing), spread uniformly over
+``--spread`` seconds (each sample's generation finishing at a different time, as in a real step), or at
+the times ``--arrivals-file`` gives (a JSON list of seconds, one per sample in the samples' order: the
+generation-like profile of trainer-calls/bigcodebench.mjs). The samples are the seed tasks' model-like
+completions (``--tasks-file``) or those of ``--samples-file`` (JSON lines ``{id, task_id, completion}``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import os
 import random
 import sys
 import time
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -69,6 +73,11 @@ def step_samples(tasks_file: str, tasks: int, per_task: int, seed: int) -> list:
     return samples
 
 
+def read_samples(path: str) -> list:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def arrival_delays(n: int, spread: float, seed: int) -> list:
     rng = random.Random(seed)
     return [rng.uniform(0, spread) if spread > 0 else 0.0 for _ in range(n)]
@@ -91,12 +100,13 @@ def grpc_worker(args, samples, delays, start_at, out) -> None:
 
         async def one(sample, delay):
             await asyncio.sleep(max(0.0, start_at + delay - time.monotonic()))
+            sent = time.monotonic()
             rollout = Rollout(id=sample["id"], completion=sample["completion"], task_id=sample["task_id"])
             if scorer is not None:
                 result = await scorer.score_async(rollout)
             else:
                 [result] = await client.score_batch([rollout])
-            return sample["id"], result.verdict, result.reward, time.monotonic()
+            return sample["id"], result.verdict, result.reward, time.monotonic(), sent
 
         results = await asyncio.gather(*(one(s, d) for s, d in zip(samples, delays)))
         if scorer is not None:
@@ -149,23 +159,35 @@ def run_http(args, samples, delays):
     def one(index):
         sample = samples[index]
         time.sleep(max(0.0, start_at + delays[index] - time.monotonic()))
+        sent = time.monotonic()  # later than due when every one of the C threads is waiting for an answer
         body = json.dumps(
             {"query": ["<prompt>" + sample["completion"]], "prompts": ["<prompt>"], "labels": [sample["task_id"]]}
         ).encode()
         request = urllib.request.Request(args.url, data=body, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=180) as response:
-            answer = json.loads(response.read())
-        return sample["id"], None, answer["rewards"][0], time.monotonic()
+        try:
+            with urllib.request.urlopen(request, timeout=180) as response:
+                answer = json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            # OpenRLHF would retry 5 times and then train on a missing reward: reported as that sample's
+            # verdict, so the benchmark names the samples (and the server's message) instead of crashing.
+            message = error.read().decode("utf-8", "replace")[:300]
+            return sample["id"], f"HTTP {error.code}: {message}", None, time.monotonic(), sent
+        verdicts = answer.get("verdicts")
+        return sample["id"], verdicts[0] if verdicts else None, answer["rewards"][0], time.monotonic(), sent
 
+    # In order of arrival, as a trainer sends each sample when its generation ends.
+    order = sorted(range(len(samples)), key=lambda i: delays[i])
     with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
-        results = list(pool.map(one, range(len(samples))))
+        results = list(pool.map(one, order))
     return results, None, start_at
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=["grpc-per-sample", "grpc-coalesced", "http"])
-    parser.add_argument("--tasks-file", required=True)
+    parser.add_argument("--tasks-file", default="")
+    parser.add_argument("--samples-file", default="")
+    parser.add_argument("--arrivals-file", default="")
     parser.add_argument("--target", default="127.0.0.1:50051")
     parser.add_argument("--token", default="")
     parser.add_argument("--url", default="")
@@ -178,13 +200,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
-    samples = step_samples(args.tasks_file, args.tasks, args.per_task, args.seed)
-    delays = arrival_delays(len(samples), args.spread, args.seed + 1)
+    if args.samples_file:
+        samples = read_samples(args.samples_file)
+    elif args.tasks_file:
+        samples = step_samples(args.tasks_file, args.tasks, args.per_task, args.seed)
+    else:
+        parser.error("give --tasks-file or --samples-file")
+    if args.arrivals_file:
+        with open(args.arrivals_file, encoding="utf-8") as f:
+            delays = [float(d) for d in json.load(f)]
+        if len(delays) != len(samples):
+            parser.error(f"--arrivals-file: {len(delays)} times for {len(samples)} samples")
+    else:
+        delays = arrival_delays(len(samples), args.spread, args.seed + 1)
     if args.mode == "http":
         results, rpcs, start_at = run_http(args, samples, delays)
     else:
         results, rpcs, start_at = run_grpc(args, samples, delays)
-    last_arrival = start_at + max(delays)
+    # Arrivals as they happened (an HTTP sample waits for a free thread when all C are waiting).
+    first_arrival = min(r[4] for r in results)
+    last_arrival = max(r[4] for r in results)
     end = max(r[3] for r in results)
     print(
         json.dumps(
@@ -194,9 +229,12 @@ def main() -> None:
                 "rpcs": rpcs,
                 # From the first sample's arrival to the last reward, and from the last arrival (what a
                 # trainer waits for after generation ends) to the last reward.
-                "step_s": end - start_at,
+                "step_s": end - first_arrival,
                 "after_last_arrival_s": end - last_arrival,
+                # How much later than due the last sample was sent (the in-flight bound of HTTP callers).
+                "last_arrival_late_s": last_arrival - (start_at + max(delays)),
                 "rewards": {r[0]: r[2] for r in results},
+                "verdicts": {r[0]: r[1] for r in results},
             }
         )
     )

@@ -10,16 +10,15 @@
  * Run with `npm run bench:trainers` (builds first). It imports the BUILT code from dist/ and drives the
  * server with Debian's /usr/bin/python3 + python3-grpcio (benchmarks/trainer-calls/driver.py).
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { drive as driveOnce } from "./drive.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
 const DIST = join(ROOT, "dist");
-const PYTHON = "/usr/bin/python3";
 const TASKS_FILE = join(ROOT, "datasets", "tasks", "in-domain.jsonl");
 const ROUNDS = 3;
 const SPREADS = [0, 2];
@@ -43,30 +42,7 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/**
- * Runs driver.py once; resolves to its JSON report. Asynchronous: the server under test runs in this
- * process, and a synchronous spawn would stop it from answering.
- */
-function drive(mode, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [join(HERE, "driver.py"), mode, "--tasks-file", TASKS_FILE, ...args], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", PYTHONDONTWRITEBYTECODE: "1" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (status) => {
-      if (status !== 0) reject(new Error(`driver.py ${mode} failed (exit ${status}):\n${stderr}`));
-      else resolve(JSON.parse(stdout));
-    });
-  });
-}
+const drive = (mode, args) => driveOnce(mode, ["--tasks-file", TASKS_FILE, ...args]);
 
 /** Starts a service with execution on; `coalesceMs` is the OpenRLHF endpoint's window. */
 async function service(coalesceMs) {

@@ -111,10 +111,33 @@ const { programCacheBytes, scoreMemoEntries, tasks } = workerData as MetricsWork
 const programs = programCacheBytes > 0 ? new AnalyzedProgramCache(programCacheBytes) : null;
 /** Completions' scores across calls that want no norm(M) (pool.scoreMemoEntries; null when 0). */
 const memo = scoreMemoEntries > 0 ? new ScoreMemo<RolloutScore>(scoreMemoEntries) : null;
+/**
+ * A score's output text (core/rollout-row.ts `outputLineScore`), encoded, kept as long as the score is: a
+ * score the memo answers is the same object batch after batch, so its text is written and encoded once,
+ * not once per batch it appears in.
+ */
+const scoreBytes = new WeakMap<RolloutScore, Uint8Array>();
+const UTF8 = new TextEncoder();
+
+function scoreBytesOf(score: RolloutScore): Uint8Array {
+  let bytes = scoreBytes.get(score);
+  if (bytes === undefined) {
+    bytes = UTF8.encode(outputLineScore(score));
+    scoreBytes.set(score, bytes);
+  }
+  return bytes;
+}
 
 /** Prepared tasks of recent batches: a GRPO run scores the same tasks again and again. */
 const PREPARED_CACHE_LIMIT = 2048;
-const prepared = new Map<string, PreparedTask>();
+/**
+ * Prepared tasks by scope, C and G, one map level each: a task-file row's C and G are the same strings
+ * every time (the worker's task table), whose hashes V8 keeps, where a key joining them was a new string
+ * of several kilobytes to build and hash for every task of every batch.
+ */
+const prepared = new Map<string, Map<string, Map<string, PreparedTask>>>();
+/** The prepared tasks in least recently used order (Map order is insertion order), with where each is kept. */
+const preparedOrder = new Map<PreparedTask, { scope: string; corrupted: string; gold: string }>();
 /**
  * A serial number for each prepared task and each reward config, the parts of a memo key that stand for
  * them: a task prepared again (after leaving the cache) gets a new one, so no key outlives what it named.
@@ -122,6 +145,9 @@ const prepared = new Map<string, PreparedTask>();
 const taskSerials = new WeakMap<PreparedTask, number>();
 const configSerials = new Map<string, number>();
 let serials = 0;
+
+/** The score of a completion without code, by config serial (the same for every such completion). */
+const noCodeScores = new Map<number, RolloutScore>();
 
 function configSerial(config: RewardConfig): number {
   const key = JSON.stringify(config);
@@ -152,7 +178,15 @@ function scoreWithoutNormalized(
     };
   }
   const extracted = extractProgram(completion, job.config.endOfTurnMarkers);
-  if (extracted.kind === "no_code") return noCodeScore(job.config);
+  if (extracted.kind === "no_code") {
+    // One object per config, so that its output text is kept too (scoreBytesOf).
+    let score = noCodeScores.get(config);
+    if (score === undefined) {
+      score = noCodeScore(job.config);
+      noCodeScores.set(config, score);
+    }
+    return score;
+  }
   // C and G themselves are scored without analysis: keeping them in the memo would only take its room.
   if (isKnownProgram(task, extracted.program)) {
     return { ...scoreProgram(task, extracted.program, job.config), normalizedProgram: null };
@@ -174,20 +208,38 @@ function cacheStats(): { programCache: WorkerCacheStats | null; scoreMemo: Worke
 }
 
 function preparedTask(job: Pick<MetricsJob, "corrupted" | "gold" | "config">): PreparedTask {
-  const key = `${job.config.scope}\u0000${job.corrupted}\u0000${job.gold}`;
-  const cached = prepared.get(key);
+  const scope = job.config.scope;
+  let byCorrupted = prepared.get(scope);
+  if (byCorrupted === undefined) {
+    byCorrupted = new Map();
+    prepared.set(scope, byCorrupted);
+  }
+  let byGold = byCorrupted.get(job.corrupted);
+  const cached = byGold?.get(job.gold);
   if (cached !== undefined) {
-    // Map iteration order is insertion order: re-inserting makes this the most recently used entry.
-    prepared.delete(key);
-    prepared.set(key, cached);
+    // Re-inserting makes this the most recently used entry.
+    const where = preparedOrder.get(cached) as { scope: string; corrupted: string; gold: string };
+    preparedOrder.delete(cached);
+    preparedOrder.set(cached, where);
     return cached;
   }
-  const task = prepareTask(job.corrupted, job.gold, job.config.scope);
+  const task = prepareTask(job.corrupted, job.gold, scope);
   taskSerials.set(task, serials++);
-  prepared.set(key, task);
-  if (prepared.size > PREPARED_CACHE_LIMIT) {
-    const oldest = prepared.keys().next().value;
-    if (oldest !== undefined) prepared.delete(oldest);
+  if (byGold === undefined) {
+    byGold = new Map();
+    byCorrupted.set(job.corrupted, byGold);
+  }
+  byGold.set(job.gold, task);
+  preparedOrder.set(task, { scope, corrupted: job.corrupted, gold: job.gold });
+  if (preparedOrder.size > PREPARED_CACHE_LIMIT) {
+    const [oldest, where] = preparedOrder.entries().next().value as [
+      PreparedTask,
+      { scope: string; corrupted: string; gold: string },
+    ];
+    preparedOrder.delete(oldest);
+    const golds = prepared.get(where.scope)?.get(where.corrupted);
+    golds?.delete(where.gold);
+    if (golds?.size === 0) prepared.get(where.scope)?.delete(where.corrupted);
   }
   return task;
 }
@@ -227,8 +279,6 @@ type RowGroup = {
   label: string | null;
   completions: Map<string, number>;
   scores: RolloutScore[];
-  /** Each slot's score as output text (core/rollout-row.ts `outputLineScore`), once written. */
-  lines: (string | undefined)[];
   /** Why the task cannot be scored (its C or G is not Python), once known. */
   invalid: string | null;
 };
@@ -275,7 +325,7 @@ export function scoreRows(job: RowsJob): RowsJobResult {
       }
       let group = byGold.get(task.gold);
       if (group === undefined) {
-        group = { ...task, label, completions: new Map(), scores: [], lines: [], invalid: null };
+        group = { ...task, label, completions: new Map(), scores: [], invalid: null };
         byGold.set(task.gold, group);
       }
       let slot = group.completions.get(fields.completion);
@@ -321,9 +371,8 @@ export function scoreRows(job: RowsJob): RowsJobResult {
       }
       const score = item.group.scores[item.slot] as RolloutScore;
       output.text(outputLineStart(item.fields));
-      // Rows of one slot (identical completions of a task) share their score's text.
-      item.group.lines[item.slot] ??= outputLineScore(score);
-      output.text(item.group.lines[item.slot] as string);
+      // Rows of one slot (identical completions of a task) share their score, and so its text.
+      output.bytes(scoreBytesOf(score));
       output.bytes(LINE_END);
       outcome.scored += 1;
       outcome.verdicts[score.verdict] = (outcome.verdicts[score.verdict] ?? 0) + 1;
@@ -350,7 +399,7 @@ const EMPTY = new Uint8Array(0);
  * line, and building the lines as text, sending them and encoding them on the main thread took as long as
  * scoring their programs (benchmarks/README.md, "Metrics": the stage table).
  */
-const LINE_END = new TextEncoder().encode(OUTPUT_LINE_END);
+const LINE_END = UTF8.encode(OUTPUT_LINE_END);
 
 /** `value` sent back with `buffer` moved to the receiving thread, not copied (piscina's transferable protocol). */
 function moving<T extends object>(value: T, buffer: ArrayBuffer): T {
