@@ -128,9 +128,11 @@ def grpc_worker(args, samples, delays, start_at, out) -> None:
 
 
 def run_grpc(args, samples, delays):
-    context = multiprocessing.get_context("fork")
+    # Spawned, not forked: the parent has imported grpc, and a child forked from it fails its first
+    # connection now and then ("tcp handshaker shutdown"). Each trainer worker is its own process anyway.
+    context = multiprocessing.get_context("spawn")
     out = context.Queue()
-    start_at = time.monotonic() + 1.0  # every worker is up before the first sample "finishes"
+    start_at = time.monotonic() + 3.0  # every worker is up before the first sample "finishes"
     workers = []
     for w in range(args.workers):
         part = list(range(w, len(samples), args.workers))
