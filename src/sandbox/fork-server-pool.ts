@@ -57,7 +57,14 @@ export class ForkServerPool {
       if (server.alive) return server;
       this.all.delete(server);
     }
-    if (this.all.size + this.starting.size < this.slots) return this.startServer();
+    if (this.all.size + this.starting.size < this.slots) {
+      return this.startServer().catch((error: Error) => {
+        // The slot this start held is free again: a run waiting for a release gets a start of its own
+        // (else it waits for a release that may never come, as when the Docker daemon went away).
+        this.startForWaiting();
+        throw error;
+      });
+    }
     const next = await new Promise<ForkServer | Error>((resolve) => this.waiting.push(resolve));
     if (next instanceof Error) throw next;
     return next;
@@ -87,12 +94,16 @@ export class ForkServerPool {
     this.startServer().then(
       (fresh) => this.release(fresh),
       (error: Error) => {
-        const waiter = this.waiting.shift();
-        if (waiter === undefined) return; // nobody waits: the next run starts one itself
-        waiter(error);
-        this.replace();
+        // Nobody waiting: the next run starts one itself.
+        this.waiting.shift()?.(error);
+        this.startForWaiting();
       },
     );
+  }
+
+  /** A start failed and freed its slot: the first run still waiting for a server gets a start of its own. */
+  private startForWaiting(): void {
+    if (this.waiting.length > 0) this.replace();
   }
 
   /** Kills every server; waiting runs are refused. */

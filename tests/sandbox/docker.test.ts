@@ -285,8 +285,28 @@ except OSError:
         { slots: 2 },
       );
       const warmOnIt = sandbox;
-      // The daemon is crashed once the runs are under way (a fork server has forked a run: its container
-      // shows more processes than when idle), not after a guessed delay.
+      const sleepy = "import time\ndef f():\n    time.sleep(3)\n    return 1\n";
+      const batch = () => Array.from({ length: 4 }, () => runPythonTests(warmOnIt, sleepy, TESTS, limits));
+      const servers = async () => (await warmOnIt.forkServers()).reduce((n, p) => n + p.servers.length, 0);
+
+      // 1. Gone while the runs wait for a server (create() waits for the first only, the second is still
+      // starting): every waiting run is told, none waits for a release that will never come.
+      const queued = batch();
+      daemon.crash();
+      for (const o of await Promise.all(queued)) expect(o.verdict, o.detail).toBe("INFRA_ERROR");
+      await daemon.start();
+      // Two at once: a failed start is made again when a run needs it, so this brings both slots back.
+      const back = [PASSES, PASSES].map((program) => runPythonTests(warmOnIt, program, TESTS, limits));
+      for (const o of await Promise.all(back)) expect(o.verdict, o.detail).toBe("PASSED");
+
+      // 2. Gone while the runs execute, with both slots' servers up: crashed once a fork server has forked
+      // a run (its container shows more processes than when idle), not after a guessed delay.
+      await vi.waitFor(
+        async () => {
+          if ((await servers()) < 2) throw new Error("waited 10 s for both fork servers to be up");
+        },
+        { timeout: 10_000, interval: 100 },
+      );
       const onIt = new Docker({ socketPath: daemon.socket });
       const processes = async () => {
         let count = 0;
@@ -297,9 +317,7 @@ except OSError:
         return count;
       };
       const idle = await processes();
-      const batch = Array.from({ length: 4 }, () =>
-        runPythonTests(warmOnIt, "import time\ndef f():\n    time.sleep(3)\n    return 1\n", TESTS, limits),
-      );
+      const running = batch();
       await vi.waitFor(
         async () => {
           if ((await processes()) <= idle)
@@ -308,8 +326,7 @@ except OSError:
         { timeout: 30_000, interval: 50 },
       );
       daemon.crash();
-      const hit = await Promise.all(batch);
-      for (const o of hit) expect(o.verdict, o.detail).toBe("INFRA_ERROR");
+      for (const o of await Promise.all(running)) expect(o.verdict, o.detail).toBe("INFRA_ERROR");
       // While it is down: INFRA_ERROR at once, not a hang and not a failure of the program.
       const down = await runPythonTests(warmOnIt, PASSES, TESTS, limits);
       expect(down.verdict).toBe("INFRA_ERROR");
