@@ -240,10 +240,20 @@ export class RunCgroup {
     return 0;
   }
 
-  /** Whether no process is in the group any more (in any hierarchy). */
+  /**
+   * Whether no process is in the group any more, nor charged to it (in any hierarchy): what a group must
+   * be to serve another sandbox. Membership alone is not enough: a kernel seen here (6.18, cgroup v1)
+   * keeps one pid charged per sandbox that ran in a group after its last task is gone, so a reused group
+   * gave each run fewer processes than its limit until forks failed at once.
+   */
   empty(): boolean {
     try {
-      return this.dirs.every(({ dir }) => readFileSync(join(dir, "cgroup.procs"), "utf8").trim() === "");
+      return this.dirs.every(
+        ({ dir, hierarchy }) =>
+          readFileSync(join(dir, "cgroup.procs"), "utf8").trim() === "" &&
+          (!hierarchy.controllers.includes("pids") ||
+            readFileSync(join(dir, "pids.current"), "utf8").trim() === "0"),
+      );
     } catch {
       return false;
     }
