@@ -149,8 +149,8 @@ export class WholeRunBounds {
 
   /**
    * Takes back a sandbox's group once the sandbox is gone: kept for the next one when no process is left
-   * in it (up to a few), else removed (and, if the kernel is still tearing the last of them down, tried
-   * again a little later, then left to the next start's clean-up).
+   * in it nor charged to it (RunCgroup.empty; up to a few), else removed (and, if the kernel is still
+   * tearing the last of them down, tried again a little later, then left to the next start's clean-up).
    */
   release(group: RunCgroup): void {
     if (!this.closed && this.idle.length < IDLE_GROUPS && group.empty()) {

@@ -266,6 +266,10 @@ describe("isolation", () => {
   });
 });
 
+/** A program that forks children sleeping `seconds` until a fork fails, then prints the count and errno. */
+const forkUntilRefused = (seconds: number) =>
+  `import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(${seconds})\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)\n`;
+
 describe("limits", () => {
   test("RLIMIT_FSIZE stops a large file", async () => {
     const r = await python(
@@ -318,10 +322,7 @@ describe("limits", () => {
     // A kernel seen here (6.18, cgroup v1) keeps one pid charged to a sandbox's cgroup per run after the
     // run's tasks are gone: reusing such a group gave each run fewer forks, down to none.
     for (let i = 0; i < 25; i++) expect((await python("print(1)")).stdout).toBe("1\n");
-    const r = await python(
-      "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(10)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)\n",
-      { limits: { ...limits, maxProcesses: 16 } },
-    );
+    const r = await python(forkUntilRefused(10), { limits: { ...limits, maxProcesses: 16 } });
     const [forked, errno] = r.stdout.trim().split(" ").map(Number);
     expect(errno, r.stdout + r.stderr).toBe(11); // EAGAIN
     // The budget counts the program itself: 15 forks at most.
@@ -329,8 +330,7 @@ describe("limits", () => {
   });
 
   test("concurrent runs have their own process budgets", async () => {
-    const code =
-      "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(3)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)\n";
+    const code = forkUntilRefused(3);
     const runs = await Promise.all(
       [0, 1, 2].map(() => python(code, { limits: { ...limits, maxProcesses: 12 } })),
     );
