@@ -28,10 +28,12 @@ const FORK_SERVER_SOURCE = pythonSource("forkserver.py");
 const HARNESS_SOURCE = readFileSync(new URL("../../sandbox/python/harness.py", import.meta.url), "utf8");
 
 /**
- * Imported once per fork server: everything the harness imports for any test style, so no execution pays
- * for them. (Stateless at import; `random`, which seeds itself, is left to the program.)
+ * Imported once per fork server: everything the harness imports for any test style, by statement or by name
+ * (`_hashlib`, its HMAC), so no execution pays for them: loading OpenSSL was 11 of a unittest run's 76 ms
+ * where page faults are slow. (Stateless at import; `random`, which seeds itself, is left to the program.)
  */
 export const PRELOADED_MODULES: readonly string[] = [
+  "_hashlib",
   "ast",
   "atexit",
   "binascii",

@@ -9,10 +9,13 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseConfig } from "../../src/config.js";
 import { ErrorCode } from "../../src/errors.js";
+import { type PythonTests, runPythonTests } from "../../src/runners/python.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionResult } from "../../src/sandbox/sandbox.js";
 import { runsWarm, type WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
+import { executionLimits } from "../../src/scoring/limits.js";
 import { createWarmSandbox, OTHER_PROCESSES } from "./backends.js";
 
 const limits: ExecutionLimits = { ...DEFAULT_LIMITS, wallTimeMs: 5_000 };
@@ -92,6 +95,38 @@ print(json.dumps({
   test("random state is not shared between executions", async () => {
     const draws = await Promise.all([1, 2, 3].map(() => output("import random; print(random.random())")));
     expect(new Set(draws).size).toBe(3);
+  });
+
+  // A module the harness imports that the fork server has not is loaded again by every run: `_hashlib`
+  // (OpenSSL's HMAC, imported by name) cost 11 ms of a 76 ms unittest run where page faults are slow.
+  test("a test run imports nothing the fork server did not: every module the harness uses is preloaded", async () => {
+    const forkServer = new Set(
+      (await output("import sys; print(' '.join(sorted(sys.modules)))")).split(/\s+/),
+    );
+    const spy = "import sys\nraise RuntimeError('MODULES ' + ' '.join(sorted(sys.modules)) + ' END')\n";
+    const styles: PythonTests[] = [
+      {
+        style: "unittest",
+        code: "import unittest\nclass TestCases(unittest.TestCase):\n  def test_a(self): pass\n",
+      },
+      { style: "assert", code: "def check(f):\n  assert f() is None\n", entryPoint: "f" },
+      { style: "stdio", cases: [{ input: "", output: "" }] },
+    ];
+    for (const tests of styles) {
+      const outcome = await runPythonTests(
+        warm,
+        `${spy}def f(): pass\n`,
+        tests,
+        executionLimits(parseConfig({})),
+      );
+      const loaded = /RuntimeError: MODULES (.*) END/.exec(outcome.stderrTail ?? "")?.[1];
+      expect(loaded, `${tests.style}: ${JSON.stringify(outcome)}`).toBeDefined();
+      // `__test__` is the unittest style's module of the tests themselves, made by the harness, not imported.
+      const imported = (loaded ?? "")
+        .split(" ")
+        .filter((name) => !forkServer.has(name) && name !== "__test__");
+      expect(imported, tests.style).toEqual([]);
+    }
   });
 });
 
