@@ -3,7 +3,7 @@
  *
  * Rules, in order:
  * 0. End-of-turn markers at the very end of the completion (`<|im_end|>`, `<|eot_id|>`, `</s>`, … — see
- *    `DEFAULT_END_OF_TURN_MARKERS` in config.ts), with the whitespace around them, are removed, repeatedly: trainers
+ *    `DEFAULT_END_OF_TURN_MARKERS` in config.ts, the default of `reward.endOfTurnMarkers`), with the whitespace around them, are removed, repeatedly: trainers
  *    that decode with special tokens kept (OpenRLHF) hand over text ending in the chat template's end of turn.
  *    Every marker ends in `>`, and no Python program can end in `>`, so removing one never turns a program
  *    that parses into another program; it only rescues an unfenced answer that would otherwise not parse.
@@ -37,8 +37,6 @@
  * - If the last block is empty, the result is `no_code` even when an earlier block had code: the definition
  *   says the last block is the candidate, and an empty final answer is the model's answer.
  */
-
-import { DEFAULT_END_OF_TURN_MARKERS } from "../config.js";
 
 export type ExtractedProgram = { kind: "code"; program: string } | { kind: "no_code" };
 
@@ -136,15 +134,14 @@ export function answerAfterReasoning(completion: string): string {
 
 /**
  * Extracts the candidate program from a completion (docs/reward.md#from-completion-to-program-m). Pure and total: never throws.
+ * `endOfTurnMarkers`: the configured `reward.endOfTurnMarkers` (no default here: core does not load the
+ * config schema, which would double a metrics worker's start-up).
  *
  * @returns `{ kind: "code", program }` with the program text exactly as written (see the module comment
  *   for the one indentation exception), or `{ kind: "no_code" }` when the extraction is empty or
  *   whitespace-only.
  */
-export function extractProgram(
-  completion: string,
-  endOfTurnMarkers: readonly string[] = DEFAULT_END_OF_TURN_MARKERS,
-): ExtractedProgram {
+export function extractProgram(completion: string, endOfTurnMarkers: readonly string[]): ExtractedProgram {
   const answer = stripEndOfTurn(completion, endOfTurnMarkers);
   const thinkEnd = answer.lastIndexOf(THINK_CLOSE);
   const text = thinkEnd === -1 ? answer : answer.slice(thinkEnd + THINK_CLOSE.length);

@@ -20,6 +20,7 @@
  */
 
 import type { Linter } from "../analyzers/linter.js";
+import { DEFAULT_END_OF_TURN_MARKERS } from "../config.js";
 import { tokenLevenshtein } from "../core/distance.js";
 import { extractProgram } from "../core/extract-program.js";
 import { type Alert, diffAlerts } from "../core/lint/alert.js";
@@ -220,7 +221,7 @@ class LintExporter extends ExportRun<LintExportSummary, RowSource | null> {
     };
     for (const task of tasks.values()) {
       for (const completion of teacher.get(task.taskId) ?? []) {
-        const extracted = extractProgram(completion);
+        const extracted = extractProgram(completion, DEFAULT_END_OF_TURN_MARKERS);
         add(task, "teacher", extracted.kind === "code" ? extracted.program : null);
       }
     }

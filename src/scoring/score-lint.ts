@@ -78,7 +78,7 @@ export type LintRevision =
 export function lintRevision(
   task: PreparedLintTask,
   completion: string,
-  endOfTurnMarkers?: readonly string[],
+  endOfTurnMarkers: readonly string[],
 ): LintRevision {
   const extracted = extractProgram(completion, endOfTurnMarkers);
   if (extracted.kind === "no_code") {

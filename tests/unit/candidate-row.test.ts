@@ -1,6 +1,7 @@
 // The candidate row shapes export and eval read (src/core/candidate-row.ts): besides completions, a sample
 // that failed at the API, and the rows of an eval run's samples.jsonl. Expected values written by hand.
 import { describe, expect, it } from "vitest";
+import { DEFAULT_END_OF_TURN_MARKERS } from "../../src/config.js";
 import { parseCandidateRow } from "../../src/core/candidate-row.js";
 import { extractProgram } from "../../src/core/extract-program.js";
 import { SAMPLE_RECORD_VERSION } from "../../src/eval/records.js";
@@ -44,7 +45,10 @@ describe("candidate rows", () => {
       unavailable: [],
     });
     // The block gives the program back exactly, as the scorer extracts it.
-    expect(extractProgram(row.completions[0] as string)).toEqual({ kind: "code", program });
+    expect(extractProgram(row.completions[0] as string, DEFAULT_END_OF_TURN_MARKERS)).toEqual({
+      kind: "code",
+      program,
+    });
     // A program without a final newline gets one before the closing fence.
     expect(parseCandidateRow(sample({ outcome: "FAILED_TESTS", program: "x = 1" })).completions).toEqual([
       "```python\nx = 1\n```",

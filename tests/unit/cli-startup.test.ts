@@ -307,3 +307,24 @@ describe("the help of every command loads no command's machinery", () => {
     });
   }
 });
+
+// Every command that scores starts metrics workers, each of which loads its own modules. The config
+// schema (src/config.ts: every section built with zod at load) is not one of them: a worker gets the
+// validated config with each job. (The rows' field schemas of core/task-file.js do need zod itself.)
+describe("a metrics worker's start-up", () => {
+  it("does not build the configuration schema, and loads no sandbox, server or queue", () => {
+    const worker = join(DIST, "workers", "metrics-worker.js");
+    const { modules, packages } = reach([worker], (path) => readFileSync(path, "utf8"));
+    const offences = [
+      ...[...modules.keys()]
+        .filter((path) => path === join(DIST, "config.js"))
+        .map((path) => chain(modules, path, DIST)),
+      ...[...packages]
+        .filter(([name]) => ["@grpc/grpc-js", "bullmq", "dockerode"].includes(name))
+        .map(([name, importer]) => `${name} ← ${chain(modules, importer, DIST)}`),
+    ];
+    expect(offences).toEqual([]);
+    // What it does load: the analysis (tree-sitter's grammar) and the distance.
+    expect([...packages.keys()]).toEqual(expect.arrayContaining(["web-tree-sitter", "fast-levenshtein"]));
+  });
+});

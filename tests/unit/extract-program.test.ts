@@ -7,7 +7,7 @@ import { parsePython } from "../../src/core/python/parse.js";
 const F = "```";
 
 function code(completion: string): string {
-  const r = extractProgram(completion);
+  const r = extractProgram(completion, DEFAULT_END_OF_TURN_MARKERS);
   if (r.kind !== "code") {
     throw new Error(`expected code, got no_code for ${JSON.stringify(completion)}`);
   }
@@ -153,7 +153,9 @@ describe("extractProgram: </think>", () => {
   });
 
   it("does not fall back to code inside the reasoning when the answer has none", () => {
-    expect(extractProgram(`<think>\n${F}python\nx = 0\n${F}\n</think>\n\n`)).toEqual({ kind: "no_code" });
+    expect(
+      extractProgram(`<think>\n${F}python\nx = 0\n${F}\n</think>\n\n`, DEFAULT_END_OF_TURN_MARKERS),
+    ).toEqual({ kind: "no_code" });
   });
 
   it("treats unfenced text after </think> as the candidate, exactly", () => {
@@ -192,7 +194,7 @@ describe("extractProgram: no_code", () => {
     ["nothing after </think>", "<think>x = 1</think>"],
     ["last block empty though an earlier one had code", `${F}\nx = 1\n${F}\n${F}\n${F}\n`],
   ])("%s", (_name, completion) => {
-    expect(extractProgram(completion)).toEqual({ kind: "no_code" });
+    expect(extractProgram(completion, DEFAULT_END_OF_TURN_MARKERS)).toEqual({ kind: "no_code" });
   });
 });
 
@@ -229,7 +231,7 @@ describe("extractProgram: robustness", () => {
       "x".repeat(100_000),
     ];
     for (const input of inputs) {
-      const r = extractProgram(input);
+      const r = extractProgram(input, DEFAULT_END_OF_TURN_MARKERS);
       expect(["code", "no_code"]).toContain(r.kind);
       if (r.kind === "code") {
         expect(r.program.trim()).not.toBe("");
@@ -269,8 +271,8 @@ describe("extractProgram: end-of-turn markers", () => {
   });
 
   it("an answer that is only the marker has no code", () => {
-    expect(extractProgram("<|im_end|>").kind).toBe("no_code");
-    expect(extractProgram("  <|eot_id|>\n").kind).toBe("no_code");
+    expect(extractProgram("<|im_end|>", DEFAULT_END_OF_TURN_MARKERS).kind).toBe("no_code");
+    expect(extractProgram("  <|eot_id|>\n", DEFAULT_END_OF_TURN_MARKERS).kind).toBe("no_code");
   });
 
   it("removing a marker never changes a program that parses: every marker ends in '>', no program can", async () => {
