@@ -48,18 +48,19 @@ export async function startScoringEngine(
   /** Called as the ground-truth gate finishes each task (it takes half a minute on a real task set). */
   onGateProgress?: (done: number, total: number) => void,
 ): Promise<ScoringEngine> {
-  // Tasks whose runtime is not installed are refused here (not served; one line per runtime in the log).
-  const tasks = await TaskStore.load(taskFiles, {
-    pythonPath: execute ? config.sandbox.pythonPath : null,
-    unavailable: runtimeProblem(config.sandbox),
-    log,
-  });
+  // The workers start first: loading their modules is the longest part of start-up, and needs no task.
   const pool = new MetricsPool(config.pool.threads, {
     programCacheBytes: config.pool.programCacheBytes,
     scoreMemoEntries: config.pool.scoreMemoEntries,
   });
   let sandbox: Sandbox | null = null;
   try {
+    // Tasks whose runtime is not installed are refused here (not served; one line per runtime in the log).
+    const tasks = await TaskStore.load(taskFiles, {
+      pythonPath: execute ? config.sandbox.pythonPath : null,
+      unavailable: runtimeProblem(config.sandbox),
+      log,
+    });
     // The tasks' check (the workers' start and a parse of every program) and the sandbox's start (a probe
     // run, the library view from dpkg, the fork servers) share nothing: side by side, start-up waits for
     // the longer of the two rather than both. A task that fails its check still fails the start first.
