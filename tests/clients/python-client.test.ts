@@ -133,7 +133,7 @@ async function expectModulePasses(module: string, expectedTests: number): Promis
 
 describe("Python client against the real server", () => {
   test("sync + async clients: batch, stream, deadline, retries on UNAVAILABLE, token auth, health", async () => {
-    await expectModulePasses("test_client", 13);
+    await expectModulePasses("test_client", 14);
   });
 
   test("adapters: TRL, verl (per sample and batch), verifiers rubric, INFRA_ERROR mapping", async () => {

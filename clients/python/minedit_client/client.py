@@ -124,12 +124,14 @@ def _channel_options(
 ) -> List[Tuple[str, object]]:
     # Large batches: 4096 results with stderr tails exceed gRPC's default 4 MiB receive limit. The
     # reconnect backoff follows the retry policy, so a retry after the server came back finds the channel
-    # already reconnecting instead of parked in gRPC's default 1-120 s backoff.
+    # already reconnecting instead of parked in gRPC's default 1-120 s backoff. Not
+    # grpc.min_reconnect_backoff_ms: gRPC core takes it as the time a connection attempt gets to finish
+    # its handshake (src/core/client_channel/subchannel.cc, default 20 s), and a server busy for longer
+    # than a short one (a GRPO step on a small machine) then refused every trainer that connected.
     options: dict = {
         "grpc.max_receive_message_length": 256 * 1024 * 1024,
         "grpc.max_send_message_length": 256 * 1024 * 1024,
         "grpc.initial_reconnect_backoff_ms": max(1, int(retry.initial_backoff_s * 1000)),
-        "grpc.min_reconnect_backoff_ms": max(1, int(retry.initial_backoff_s * 1000)),
         "grpc.max_reconnect_backoff_ms": max(1, int(retry.max_backoff_s * 1000)),
     }
     if _may_resolve_to_several(target):
@@ -266,6 +268,21 @@ class MineditClient(_Base):
     def close(self) -> None:
         self._channel.close()
 
+    def _back_off(self, wait: float) -> None:
+        """Waits ``wait`` seconds before the next attempt, watching the channel meanwhile: a sync gRPC
+        channel makes progress only while something polls it, so behind a plain sleep a reconnection (the
+        server back up, or slow to finish a handshake) went unseen until gRPC's 5 s backup poller."""
+        until = time.monotonic() + wait
+        ready = grpc.channel_ready_future(self._channel)
+        try:
+            ready.result(timeout=wait)
+        except grpc.FutureTimeoutError:
+            pass
+        finally:
+            ready.cancel()
+        # Ready early: the rest of the backoff still passes, as the retry policy says.
+        time.sleep(max(0.0, until - time.monotonic()))
+
     def _call(self, fn, request, deadline):  # type: ignore[no-untyped-def]
         attempt = 1
         while True:
@@ -275,7 +292,7 @@ class MineditClient(_Base):
                 wait = self._retry_wait(error, attempt, deadline)
                 if wait is None:
                     raise _error(error, attempt) from None
-                time.sleep(wait)
+                self._back_off(wait)
                 attempt += 1
 
     def score_batch(
@@ -321,7 +338,7 @@ class MineditClient(_Base):
                 wait = None if received or not replayable else self._retry_wait(error, attempt, deadline)
                 if wait is None:
                     raise _error(error, attempt) from None
-                time.sleep(wait)
+                self._back_off(wait)
                 attempt += 1
 
     def health(self, service: str = "", *, timeout: Optional[float] = 10.0) -> str:

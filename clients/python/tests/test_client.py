@@ -15,10 +15,11 @@ from minedit_client import AsyncMineditClient, MineditClient, MineditError, Retr
 
 class DelayedProxy:
     """A TCP forwarder to the real server that starts listening only after `delay` seconds: a server that
-    is not up yet when the client first calls."""
+    is not up yet when the client first calls. With `answer_after`, each connection is accepted at once
+    but relayed only that many seconds later: a server whose event loop is busy when a client connects."""
 
-    def __init__(self, port: int, upstream: str, delay: float) -> None:
-        self.port, self.delay = port, delay
+    def __init__(self, port: int, upstream: str, delay: float, answer_after: float = 0.0) -> None:
+        self.port, self.delay, self.answer_after = port, delay, answer_after
         host, upstream_port = upstream.rsplit(":", 1)
         self.upstream = (host, int(upstream_port))
         self.listener = None
@@ -47,9 +48,14 @@ class DelayedProxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(self.upstream)
-            threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
+            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+
+    def _relay(self, client: socket.socket) -> None:
+        if self.stopped.wait(self.answer_after):
+            return
+        upstream = socket.create_connection(self.upstream)
+        threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
+        self._pipe(upstream, client)
 
     def stop(self) -> None:
         self.stopped.set()
@@ -180,6 +186,22 @@ class RetryTest(unittest.TestCase):
                 [result] = client.score_batch([{"id": "late", "completion": GOLD, "task_id": TASK_ID}])
             self.assertEqual(result.verdict, "PASSED")
             self.assertGreaterEqual(time.monotonic() - started, 0.8)
+        finally:
+            proxy.stop()
+
+    def test_server_slow_to_answer_a_new_connection_is_reached(self) -> None:
+        # gRPC core gives a connection attempt max(the next backoff, grpc.min_reconnect_backoff_ms) to
+        # finish its handshake (src/core/client_channel/subchannel.cc, ParseArgsForBackoffValues); the
+        # client once set that option to its 0.2 s retry backoff, so a server busy for longer than that
+        # when a trainer connected (a GRPO step on 2 cores) failed every attempt: "tcp handshaker shutdown".
+        port = free_port()
+        proxy = DelayedProxy(port, TARGET, delay=0.0, answer_after=3.0)
+        try:
+            started = time.monotonic()
+            with MineditClient(f"127.0.0.1:{port}", token=TOKEN, timeout=60) as client:
+                [result] = client.score_batch([{"id": "busy", "completion": GOLD, "task_id": TASK_ID}])
+            self.assertEqual(result.verdict, "PASSED")
+            self.assertGreaterEqual(time.monotonic() - started, 3.0)
         finally:
             proxy.stop()
 
