@@ -44,11 +44,17 @@ const median = (values) => {
 
 const drive = (mode, args) => driveOnce(mode, ["--tasks-file", TASKS_FILE, ...args]);
 
-/** Starts a service with execution on; `coalesceMs` is the OpenRLHF endpoint's window. */
+/**
+ * Starts a service with execution on; `coalesceMs` is the OpenRLHF endpoint's window. The cross-call
+ * result cache is off, as in the e2e benchmark: every round sends the same 512 completions, which a
+ * trainer never does (each step brings new samples), so with the cache on every step after the warm-up
+ * would be answered without one execution and the table would time the RPCs alone.
+ */
 async function service(coalesceMs) {
   const config = parseConfig({
     server: { port: 0, openrlhfPort: 0, openrlhfCoalesceMs: coalesceMs },
     tasks: { files: [TASKS_FILE] },
+    sandbox: { resultCacheBytes: 0 },
   });
   return startService(config, [TASKS_FILE], true);
 }
