@@ -3,8 +3,9 @@
  *
  * Rules, in order:
  * 0. End-of-turn markers at the very end of the completion (`<|im_end|>`, `<|eot_id|>`, `</s>`, … — see
- *    `DEFAULT_END_OF_TURN_MARKERS` in config.ts, the default of `reward.endOfTurnMarkers`), with the whitespace around them, are removed, repeatedly: trainers
- *    that decode with special tokens kept (OpenRLHF) hand over text ending in the chat template's end of turn.
+ *    `DEFAULT_END_OF_TURN_MARKERS` in config.ts, the default of `reward.endOfTurnMarkers`), with the
+ *    whitespace around them, are removed, repeatedly: trainers that decode with special tokens kept
+ *    (OpenRLHF) hand over text ending in the chat template's end of turn.
  *    Every marker ends in `>`, and no Python program can end in `>`, so removing one never turns a program
  *    that parses into another program; it only rescues an unfenced answer that would otherwise not parse.
  * 1. If the completion contains `</think>`, only the text after the LAST `</think>` is considered

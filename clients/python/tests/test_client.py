@@ -52,6 +52,7 @@ class DelayedProxy:
 
     def _relay(self, client: socket.socket) -> None:
         if self.stopped.wait(self.answer_after):
+            client.close()
             return
         upstream = socket.create_connection(self.upstream)
         threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
