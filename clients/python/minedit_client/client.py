@@ -126,7 +126,7 @@ def _channel_options(
     # reconnect backoff follows the retry policy, so a retry after the server came back finds the channel
     # already reconnecting instead of parked in gRPC's default 1-120 s backoff. Not
     # grpc.min_reconnect_backoff_ms: gRPC core takes it as the time a connection attempt gets to finish
-    # its handshake (src/core/client_channel/subchannel.cc, default 20 s), and a server busy for longer
+    # its handshake (grpc/grpc src/core/client_channel/subchannel.cc at f80e3f8efd00, default 20 s), and a server busy for longer
     # than a short one (a GRPO step on a small machine) then refused every trainer that connected.
     options: dict = {
         "grpc.max_receive_message_length": 256 * 1024 * 1024,

@@ -192,7 +192,9 @@ class RetryTest(unittest.TestCase):
 
     def test_server_slow_to_answer_a_new_connection_is_reached(self) -> None:
         # gRPC core gives a connection attempt max(the next backoff, grpc.min_reconnect_backoff_ms) to
-        # finish its handshake (src/core/client_channel/subchannel.cc, ParseArgsForBackoffValues); the
+        # finish its handshake (grpc/grpc src/core/client_channel/subchannel.cc at f80e3f8efd00,
+        # ParseArgsForBackoffValues and StartConnectingLocked; the same in Debian's 1.51.1, which logs
+        # "subchannel.cc ... backing off" with it); the
         # client once set that option to its 0.2 s retry backoff, so a server busy for longer than that
         # when a trainer connected (a GRPO step on 2 cores) failed every attempt: "tcp handshaker shutdown".
         port = free_port()
