@@ -423,8 +423,9 @@ export const SandboxConfigSchema = z.strictObject({
   infraRetries: z.number().int().min(0).max(5).default(1),
   /**
    * Test outcomes kept across scoring calls, by content (task tests and runtime, normalized program,
-   * limits, harness): an identical execution later is answered from memory (`cached: true`). Estimated
-   * bytes; 0 turns it off. TIMEOUT and INFRA_ERROR are never kept.
+   * limits, harness): an identical execution later is answered from memory (`cached: true`), and one
+   * asked for while an identical run is under way joins that run. Estimated bytes; 0 turns both off (every
+   * call then runs its own executions). TIMEOUT and INFRA_ERROR are never kept.
    */
   resultCacheBytes: z
     .number()

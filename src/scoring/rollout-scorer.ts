@@ -5,7 +5,9 @@
  *
  * - The whole batch goes to the pool at once, so each task's C and G are normalized once.
  * - Rollouts of one task whose norm(M) is identical execute once; the others reuse the outcome
- *   (`cached: true`), as GRPO groups often repeat a completion.
+ *   (`cached: true`), as GRPO groups often repeat a completion. With the result cache on, that holds
+ *   across calls too: a later call reuses a finished run (result-cache.ts) or joins one under way
+ *   (shared-runs.ts), as per-sample trainers send a group's completions in separate calls.
  * - Executions run with bounded concurrency; an aborted signal (deadline, cancelled call) stops the
  *   ones running and skips the rest.
  * - Lint tasks (docs/lint.md) may be mixed into the same batch: their rollouts are scored by
@@ -48,6 +50,7 @@ import {
   prepareLintTask,
   unrunLintScore,
 } from "./score-lint.js";
+import { SharedRuns } from "./shared-runs.js";
 import type { StoredTask, TaskStore } from "./task-store.js";
 
 /** One repair execution as the scorer hands it to an {@link ExecutionBackend}: all that its outcome depends on. */
@@ -133,6 +136,8 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   private ownLinter: Promise<Linter> | null = null;
   private readonly inlineRuntimes = new InlineRuntimes();
   private readonly goldChecks = new InlineGoldChecks();
+  /** Repair executions under way, which an identical rollout of another call joins. */
+  private readonly sharedRuns = new SharedRuns<{ outcome: TestOutcome; reused: boolean }>();
   /** Runtimes `runtimeProblem` found runnable (a runtime installed while serving is found at its next use). */
   private readonly runnableRuntimes = new Set<RuntimeName>([DEFAULT_RUNTIME]);
 
@@ -385,7 +390,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
           scheduled.push({
             expectedMs: job.expectedMs,
             start: () =>
-              this.runJob(job, signal)
+              this.runOrJoin(job, signal)
                 .then(({ outcome, reused }) => {
                   if (reused) reusedElsewhere.add(executionKey);
                   this.options.resultCache?.set(contentKey, outcome);
@@ -571,6 +576,20 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   }
 
   /** Runs a job on the backend, or here: in the sandbox, holding an execution slot. */
+  /**
+   * Runs `job`, or joins the identical run another call has under way: only when outcomes are shared
+   * across calls at all (a result cache is configured; without one every call runs its own).
+   */
+  private runOrJoin(
+    job: ExecutionJob,
+    signal: AbortSignal,
+  ): Promise<{ outcome: TestOutcome; reused: boolean }> {
+    if (this.options.resultCache === undefined) return this.runJob(job, signal);
+    return this.sharedRuns
+      .run(job.key, signal, (stop) => this.runJob(job, stop))
+      .then(({ value, joined }) => ({ outcome: value.outcome, reused: value.reused || joined }));
+  }
+
   private async runJob(
     job: ExecutionJob,
     signal: AbortSignal,

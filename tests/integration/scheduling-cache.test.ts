@@ -16,10 +16,15 @@ const fence = (code: string) => `\`\`\`python\n${code}\`\`\`\n`;
 class RecordingSandbox implements Sandbox {
   readonly name = "recording";
   readonly programs: string[] = [];
+  /** The signal each of those runs was given. */
+  readonly signals: (AbortSignal | undefined)[] = [];
   constructor(private readonly real: BwrapSandbox) {}
   run(request: ExecutionRequest): Promise<ExecutionResult> {
     const program = request.files["program.py"];
-    if (program !== undefined) this.programs.push(program);
+    if (program !== undefined) {
+      this.programs.push(program);
+      this.signals.push(request.signal);
+    }
     return this.real.run(request);
   }
   async close(): Promise<void> {}
@@ -170,4 +175,108 @@ describe("outcomes remembered across calls", () => {
     expect(cache.get("f")).toBeUndefined();
     expect(cache.size).toBe(3);
   });
+});
+
+describe("runs under way joined across calls", () => {
+  const inline = {
+    kind: "inline" as const,
+    corrupted: "def add(a, b):\n    return a - b\n",
+    gold: "def add(a, b):\n    return a + b\n",
+    tests: { style: "assert" as const, code: CHECK, entryPoint: "add" },
+    entryPoint: "add",
+  };
+  const rollout = (id: string, code: string): RolloutInput => ({
+    id,
+    completion: fence(code),
+    task: inline,
+    groupId: "",
+  });
+  // Runs for about a second and passes: long enough for a second call to arrive while it runs.
+  const slow = "import time\ndef add(a, b):\n    time.sleep(1.0)\n    return a + b\n";
+
+  function scorerWith(sandbox: RecordingSandbox, resultCacheBytes?: number): ExecutingRolloutScorer {
+    const config = parseConfig({
+      sandbox: {
+        executionConcurrency: 2,
+        wallTimeMs: 10_000,
+        cpuTimeMs: 0,
+        ...(resultCacheBytes === undefined ? {} : { resultCacheBytes }),
+      },
+      tasks: { inlineGoldCheck: false }, // only the rollouts' own runs are counted
+    });
+    return ExecutingRolloutScorer.fromConfig(config, { pool, sandbox, tasks: TaskStore.fromTasks([]) });
+  }
+
+  /** One call's outputs; a call cancelled midway yields what it had (its rollouts then say so). */
+  async function call(
+    scorer: ExecutingRolloutScorer,
+    input: RolloutInput,
+    signal = new AbortController().signal,
+  ) {
+    const outputs: RolloutOutput[] = [];
+    for await (const o of scorer.score([input], undefined, signal)) outputs.push(o);
+    return outputs[0];
+  }
+
+  /** Programs the pool's workers have looked up so far: grows when a call's metrics come back. */
+  function programsAnalyzed(): number {
+    const { hits, misses } = pool.programCache();
+    return hits + misses;
+  }
+
+  async function runsStarted(sandbox: RecordingSandbox, count: number): Promise<void> {
+    while (sandbox.programs.length < count) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  it("a call whose program is running for another call joins that run: one execution, the same verdict", async () => {
+    const sandbox = new RecordingSandbox(real);
+    const scorer = scorerWith(sandbox);
+    const first = call(scorer, rollout("a", slow));
+    await runsStarted(sandbox, 1);
+    // The same norm(M), sent while the first run is under way (a slot is free: it could have run).
+    const second = await call(scorer, rollout("b", `${slow}# again\n`));
+    expect(await first).toMatchObject({ verdict: "PASSED", cached: false });
+    expect(second).toMatchObject({ verdict: "PASSED", cached: true });
+    expect(sandbox.programs).toHaveLength(1);
+    await scorer.close();
+  }, 30_000);
+
+  it("with the result cache off, every call runs its own", async () => {
+    const sandbox = new RecordingSandbox(real);
+    const scorer = scorerWith(sandbox, 0);
+    const first = call(scorer, rollout("a", slow));
+    await runsStarted(sandbox, 1);
+    const second = await call(scorer, rollout("b", slow));
+    expect(await first).toMatchObject({ verdict: "PASSED", cached: false });
+    expect(second).toMatchObject({ verdict: "PASSED", cached: false });
+    expect(sandbox.programs).toHaveLength(2);
+    await scorer.close();
+  }, 30_000);
+
+  it("a cancelled call leaves the run to the call that joined it; the run stops when no call waits", async () => {
+    const sandbox = new RecordingSandbox(real);
+    const scorer = scorerWith(sandbox);
+    const cancelledCall = new AbortController();
+    const first = call(scorer, rollout("a", slow), cancelledCall.signal);
+    await runsStarted(sandbox, 1);
+    const analyzed = programsAnalyzed();
+    const second = call(scorer, rollout("b", slow));
+    // The second call joins the run as soon as its metrics come back (no await between the two), so
+    // once the pool has reported them, and this timer runs after that, it has joined.
+    while (programsAnalyzed() === analyzed) await new Promise((r) => setTimeout(r, 5));
+    cancelledCall.abort();
+    expect((await first)?.verdict).not.toBe("PASSED");
+    expect(await second).toMatchObject({ verdict: "PASSED", cached: true });
+    expect(sandbox.programs).toHaveLength(1);
+    expect(sandbox.signals[0]?.aborted).toBe(false);
+
+    // Alone, a cancelled call's run is stopped (and a later call runs the program afresh).
+    const alone = new AbortController();
+    const lone = call(scorer, rollout("c", `${slow}# alone\n`.replace("1.0", "2.0")), alone.signal);
+    await runsStarted(sandbox, 2);
+    alone.abort();
+    expect((await lone)?.verdict).not.toBe("PASSED");
+    expect(sandbox.signals[1]?.aborted).toBe(true);
+    await scorer.close();
+  }, 30_000);
 });
