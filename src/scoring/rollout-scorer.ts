@@ -575,21 +575,25 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     }
   }
 
-  /** Runs a job on the backend, or here: in the sandbox, holding an execution slot. */
   /**
    * Runs `job`, or joins the identical run another call has under way: only when outcomes are shared
-   * across calls at all (a result cache is configured; without one every call runs its own).
+   * across calls at all (a result cache is configured; without one every call runs its own). The
+   * queue's front joins identical jobs itself, and must see each call's own signal: it knows the call's
+   * deadline by it (queue-front.ts `openCall`).
    */
   private runOrJoin(
     job: ExecutionJob,
     signal: AbortSignal,
   ): Promise<{ outcome: TestOutcome; reused: boolean }> {
-    if (this.options.resultCache === undefined) return this.runJob(job, signal);
+    if (this.options.resultCache === undefined || this.options.executor !== undefined) {
+      return this.runJob(job, signal);
+    }
     return this.sharedRuns
       .run(job.key, signal, (stop) => this.runJob(job, stop))
       .then(({ value, joined }) => ({ outcome: value.outcome, reused: value.reused || joined }));
   }
 
+  /** Runs a job on the backend, or here: in the sandbox, holding an execution slot. */
   private async runJob(
     job: ExecutionJob,
     signal: AbortSignal,

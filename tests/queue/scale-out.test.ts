@@ -49,6 +49,7 @@ let dir: string;
 let config: string;
 let shortDeadlineConfig: string;
 let shortWallConfig: string;
+let cachedConfig: string;
 let variant = 0;
 
 function writeConfig(
@@ -154,6 +155,8 @@ beforeAll(() => {
   shortDeadlineConfig = writeConfig("short-deadline.json", { jobDeadlineMs: 2000 });
   // Limits travel in the job: this front's runs get 2 s of wall time (no CPU limit) on any worker.
   shortWallConfig = writeConfig("short-wall.json", {}, { wallTimeMs: 2000, cpuTimeMs: 0 });
+  // The in-process result cache at its default (on), as a user's front runs.
+  cachedConfig = writeConfig("cached.json", {}, { resultCacheBytes: 64 * 1024 * 1024 });
 });
 
 afterAll(() => {
@@ -327,8 +330,9 @@ describe("fronts and workers on one Redis", () => {
   });
 
   test("the call's deadline travels with its jobs: a front killed with jobs queued, workers skip them once it passed", async () => {
-    // No worker yet: the jobs wait until the front is gone and their deadline has passed.
-    const { look, fronts, worker } = await cluster([[config]], 0);
+    // No worker yet: the jobs wait until the front is gone and their deadline has passed. The front's
+    // own result cache is on: runs it joins across calls still go to the queue under each call's signal.
+    const { look, fronts, worker } = await cluster([[cachedConfig]], 0);
     const [front] = fronts as [Front];
     const before = await stats(look);
     const batch = distinctBatch("orphan", 3, 0.2);
