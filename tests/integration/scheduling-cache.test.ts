@@ -191,8 +191,9 @@ describe("runs under way joined across calls", () => {
     task: inline,
     groupId: "",
   });
-  // Runs for about a second and passes: long enough for a second call to arrive while it runs.
-  const slow = "import time\ndef add(a, b):\n    time.sleep(1.0)\n    return a + b\n";
+  // Runs for 3 s and passes: a second call's metrics come back well within that even on a loaded machine,
+  // so it arrives while the run is under way (a finished run would answer it from the result cache).
+  const slow = "import time\ndef add(a, b):\n    time.sleep(3.0)\n    return a + b\n";
 
   function scorerWith(sandbox: RecordingSandbox, resultCacheBytes?: number): ExecutingRolloutScorer {
     const config = parseConfig({
@@ -272,7 +273,7 @@ describe("runs under way joined across calls", () => {
 
     // Alone, a cancelled call's run is stopped (and a later call runs the program afresh).
     const alone = new AbortController();
-    const lone = call(scorer, rollout("c", `${slow}# alone\n`.replace("1.0", "2.0")), alone.signal);
+    const lone = call(scorer, rollout("c", `${slow}# alone\n`.replace("3.0", "4.0")), alone.signal);
     await runsStarted(sandbox, 2);
     alone.abort();
     expect((await lone)?.verdict).not.toBe("PASSED");
