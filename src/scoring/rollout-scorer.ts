@@ -393,7 +393,6 @@ export class ExecutingRolloutScorer implements RolloutScorer {
               this.runOrJoin(job, signal)
                 .then(({ outcome, reused }) => {
                   if (reused) reusedElsewhere.add(executionKey);
-                  this.options.resultCache?.set(contentKey, outcome);
                   return outcome;
                 })
                 .then(pending.resolve, pending.reject),
@@ -576,20 +575,26 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   }
 
   /**
-   * Runs `job`, or joins the identical run another call has under way: only when outcomes are shared
-   * across calls at all (a result cache is configured; without one every call runs its own). The
-   * queue's front joins identical jobs itself, and must see each call's own signal: it knows the call's
-   * deadline by it (queue-front.ts `openCall`).
+   * Runs `job` and remembers its outcome in the result cache (once per run, however many calls wait for
+   * it), or joins the identical run another call has under way: only when outcomes are shared across
+   * calls at all (a result cache is configured; without one every call runs its own). The queue's front
+   * joins identical jobs itself, and must see each call's own signal: it knows the call's deadline by it
+   * (queue-front.ts `openCall`).
    */
   private runOrJoin(
     job: ExecutionJob,
     signal: AbortSignal,
   ): Promise<{ outcome: TestOutcome; reused: boolean }> {
-    if (this.options.resultCache === undefined || this.options.executor !== undefined) {
-      return this.runJob(job, signal);
-    }
+    const cache = this.options.resultCache;
+    if (cache === undefined) return this.runJob(job, signal);
+    const runAndRemember = (runSignal: AbortSignal) =>
+      this.runJob(job, runSignal).then((result) => {
+        cache.set(job.key, result.outcome);
+        return result;
+      });
+    if (this.options.executor !== undefined) return runAndRemember(signal);
     return this.sharedRuns
-      .run(job.key, signal, (stop) => this.runJob(job, stop))
+      .run(job.key, signal, runAndRemember)
       .then(({ value, joined }) => ({ outcome: value.outcome, reused: value.reused || joined }));
   }
 

@@ -31,6 +31,21 @@ class RecordingSandbox implements Sandbox {
 }
 
 const CHECK = "def check(candidate):\n    assert candidate(2, 3) == 5\n";
+/** The inline task of the cross-call tests, and a rollout of it with `code` as its program. */
+const inline = {
+  kind: "inline" as const,
+  corrupted: "def add(a, b):\n    return a - b\n",
+  gold: "def add(a, b):\n    return a + b\n",
+  tests: { style: "assert" as const, code: CHECK, entryPoint: "add" },
+  entryPoint: "add",
+};
+const rollout = (id: string, code: string): RolloutInput => ({
+  id,
+  completion: fence(code),
+  task: inline,
+  groupId: "",
+});
+
 function storedTask(taskId: string, body: string): StoredTask {
   return {
     taskId,
@@ -94,20 +109,6 @@ describe("slowest first", () => {
 });
 
 describe("outcomes remembered across calls", () => {
-  const inline = {
-    kind: "inline" as const,
-    corrupted: "def add(a, b):\n    return a - b\n",
-    gold: "def add(a, b):\n    return a + b\n",
-    tests: { style: "assert" as const, code: CHECK, entryPoint: "add" },
-    entryPoint: "add",
-  };
-  const rollout = (id: string, code: string): RolloutInput => ({
-    id,
-    completion: fence(code),
-    task: inline,
-    groupId: "",
-  });
-
   it("a second call with the same normalized program runs nothing and says cached; the verdict is the same", async () => {
     const sandbox = new RecordingSandbox(real);
     const config = parseConfig({
@@ -178,19 +179,6 @@ describe("outcomes remembered across calls", () => {
 });
 
 describe("runs under way joined across calls", () => {
-  const inline = {
-    kind: "inline" as const,
-    corrupted: "def add(a, b):\n    return a - b\n",
-    gold: "def add(a, b):\n    return a + b\n",
-    tests: { style: "assert" as const, code: CHECK, entryPoint: "add" },
-    entryPoint: "add",
-  };
-  const rollout = (id: string, code: string): RolloutInput => ({
-    id,
-    completion: fence(code),
-    task: inline,
-    groupId: "",
-  });
   // Runs for 3 s and passes: a second call's metrics come back well within that even on a loaded machine,
   // so it arrives while the run is under way (a finished run would answer it from the result cache).
   const slow = "import time\ndef add(a, b):\n    time.sleep(3.0)\n    return a + b\n";
