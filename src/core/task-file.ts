@@ -1,8 +1,9 @@
 /**
  * Rows of a repair-task file (JSONL, one task per line) and the field-level validation that every JSONL
- * input of minedit shares: a row is a JSON object, each field is checked with zod, and every rejection is
- * a {@link MineditError} `InvalidArgument` whose message names the field (`missing field "gold"`,
- * `field "completion": expected a string, got number`), so the CLI can print `FILE:LINE: <message>`.
+ * input of minedit shares: a row is a JSON object, each field is checked with a schema (a zod schema, or
+ * one of the two plain checks below), and every rejection is a {@link MineditError} `InvalidArgument`
+ * whose message names the field (`missing field "gold"`, `field "completion": expected a string, got
+ * number`), so the CLI can print `FILE:LINE: <message>`.
  *
  * A task row is `{"task_id": ..., "corrupted": "...", "gold": "..."}`. Accepted aliases, because the
  * datasets we read spell them differently: `id` for `task_id`, `corrupted_program` for `corrupted`,
@@ -13,23 +14,60 @@
  *
  * Pure: no I/O. Whether the programs are valid Python is NOT checked here; that needs the parser, which
  * runs in the metrics workers (the main thread never parses Python).
+ *
+ * No zod here: every metrics worker reads rollout rows with this module (core/rollout-row.ts), and loading
+ * zod (its 64 locales with it) costs a worker about as long as Node itself takes to start. The id and
+ * program checks are therefore written out, with zod's behaviour and messages
+ * (tests/unit/task-file.test.ts holds them to zod's own), and callers pass zod schemas for the rest.
  */
-import { z } from "zod";
 import { ErrorCode, MineditError } from "../errors.js";
 
 /** A task as the edit reward needs it. `taskId` is the id as written (string or integer). */
 export type TaskRow = { taskId: string | number; corrupted: string; gold: string };
 
 /**
- * A row or task identifier: a non-empty string, or an integer because datasets such as MBPP number their
- * tasks. Floats, booleans and objects are rejected rather than stringified into surprising keys.
+ * What checks one field: anything with zod's `safeParse` (every zod schema is one). The value, or the
+ * issues whose first message the rejection quotes.
  */
-export const IdSchema = z.union([z.string().min(1), z.number().int()], {
-  error: "expected a non-empty string or an integer",
+export type FieldSchema<T> = {
+  safeParse(
+    value: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: readonly { message: string }[] } };
+};
+
+/** A field schema from a function that returns the value's rejection message, or null to accept it. */
+function checked<T>(rejection: (value: unknown) => string | null): FieldSchema<T> {
+  return {
+    safeParse(value) {
+      const message = rejection(value);
+      return message === null
+        ? { success: true, data: value as T }
+        : { success: false, error: { issues: [{ message }] } };
+    },
+  };
+}
+
+/**
+ * A row or task identifier: a non-empty string, or an integer because datasets such as MBPP number their
+ * tasks. Floats, booleans and objects are rejected rather than stringified into surprising keys. As zod's
+ * `z.union([z.string().min(1), z.number().int()], {error})`, messages included: an integer is a safe one
+ * (|n| ≤ 2^53 − 1), and a value of one branch's type is rejected in that branch's words.
+ */
+export const IdSchema: FieldSchema<string | number> = checked((value) => {
+  if (typeof value === "string")
+    return value.length > 0 ? null : "Too small: expected string to have >=1 characters";
+  if (typeof value === "number" && Number.isInteger(value)) {
+    if (value > Number.MAX_SAFE_INTEGER) return `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`;
+    if (value < Number.MIN_SAFE_INTEGER) return `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`;
+    return null;
+  }
+  return "expected a non-empty string or an integer";
 });
 
 /** Program text. An empty program is valid Python (an empty module), so the empty string is allowed. */
-export const ProgramSchema = z.string({ error: "expected a string" });
+export const ProgramSchema: FieldSchema<string> = checked((value) =>
+  typeof value === "string" ? null : "expected a string",
+);
 
 /**
  * The key under which a task id is looked up. Integers and their decimal strings share a key (`7` and
@@ -79,7 +117,7 @@ export function parseJsonObject(line: string): Record<string, unknown> {
 export function optionalField<T>(
   row: Record<string, unknown>,
   name: string,
-  schema: z.ZodType<T>,
+  schema: FieldSchema<T>,
 ): T | undefined {
   if (!Object.hasOwn(row, name)) return undefined;
   const value = row[name];
@@ -92,7 +130,7 @@ export function optionalField<T>(
 }
 
 /** Like {@link optionalField}, but a missing field is an error naming it. */
-export function requiredField<T>(row: Record<string, unknown>, name: string, schema: z.ZodType<T>): T {
+export function requiredField<T>(row: Record<string, unknown>, name: string, schema: FieldSchema<T>): T {
   const value = optionalField(row, name, schema);
   if (value === undefined) throw invalid(`missing field "${name}"`, name);
   return value;

@@ -310,9 +310,11 @@ describe("the help of every command loads no command's machinery", () => {
 
 // Every command that scores starts metrics workers, each of which loads its own modules. The config
 // schema (src/config.ts: every section built with zod at load) is not one of them: a worker gets the
-// validated config with each job. (The rows' field schemas of core/task-file.js do need zod itself.)
+// validated config with each job. Nor is zod itself: it loads its 64 locales with it, about as long as
+// Node takes to start, in every worker (the rows' id and program checks of core/task-file.js are
+// written out for that reason).
 describe("a metrics worker's start-up", () => {
-  it("does not build the configuration schema, and loads no sandbox, server or queue", () => {
+  it("does not load zod or build the configuration schema, and loads no sandbox, server or queue", () => {
     const worker = join(DIST, "workers", "metrics-worker.js");
     const { modules, packages } = reach([worker], (path) => readFileSync(path, "utf8"));
     const offences = [
@@ -320,7 +322,7 @@ describe("a metrics worker's start-up", () => {
         .filter((path) => path === join(DIST, "config.js"))
         .map((path) => chain(modules, path, DIST)),
       ...[...packages]
-        .filter(([name]) => ["@grpc/grpc-js", "bullmq", "dockerode"].includes(name))
+        .filter(([name]) => ["zod", "@grpc/grpc-js", "bullmq", "dockerode"].includes(name))
         .map(([name, importer]) => `${name} ← ${chain(modules, importer, DIST)}`),
     ];
     expect(offences).toEqual([]);
