@@ -8,7 +8,9 @@
  *
  * Verdicts are remembered in memory by content (a bounded map: a trainer sends the same few hundred
  * tasks over and over); a check the sandbox broke, or that was cancelled, is not remembered, and the
- * rollouts waiting on it keep their own outcomes.
+ * rollouts waiting on it keep their own outcomes. The gold's run itself is shared by the calls that need
+ * it at once the way every execution is (the scorer's `runShared`): a call cancelled while it runs leaves
+ * it to the others instead of taking their check with it.
  */
 import type { TestOutcome } from "../runners/python.js";
 
@@ -34,8 +36,6 @@ export function goldCheckOf(outcome: TestOutcome): GoldCheck {
 export class InlineGoldChecks {
   /** Settled verdicts (valid or invalid), oldest first. */
   private readonly settled = new Map<string, GoldCheck>();
-  /** Checks under way, shared by every call that needs them. */
-  private readonly running = new Map<string, Promise<GoldCheck>>();
 
   /** The remembered verdict of the task with content key `key`, if it is settled. */
   known(key: string): GoldCheck | undefined {
@@ -43,25 +43,24 @@ export class InlineGoldChecks {
   }
 
   /**
-   * The verdict of the task with content key `key`: remembered, under way, or found by `runGold` now.
-   * `runGold` rejecting (a cancelled call) counts as unknown.
+   * The verdict of the task with content key `key`: remembered, or found by `runGold` (this call's share
+   * of the gold's run). `runGold` rejecting (the call cancelled) counts as unknown.
    */
   check(key: string, runGold: () => Promise<TestOutcome>): Promise<GoldCheck> {
     const known = this.settled.get(key);
     if (known !== undefined) return Promise.resolve(known);
-    let check = this.running.get(key);
-    if (check === undefined) {
-      check = runGold().then(goldCheckOf, (): GoldCheck => ({ kind: "unknown" }));
-      this.running.set(key, check);
-      void check.then((verdict) => {
-        this.running.delete(key);
-        if (verdict.kind === "unknown") return;
-        if (this.settled.size >= REMEMBERED_TASKS) {
-          this.settled.delete(this.settled.keys().next().value as string);
-        }
-        this.settled.set(key, verdict);
-      });
+    return runGold().then(
+      (outcome) => this.remember(key, goldCheckOf(outcome)),
+      (): GoldCheck => ({ kind: "unknown" }),
+    );
+  }
+
+  private remember(key: string, verdict: GoldCheck): GoldCheck {
+    if (verdict.kind === "unknown" || this.settled.has(key)) return verdict;
+    if (this.settled.size >= REMEMBERED_TASKS) {
+      this.settled.delete(this.settled.keys().next().value as string);
     }
-    return check;
+    this.settled.set(key, verdict);
+    return verdict;
   }
 }

@@ -556,7 +556,11 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     const job: ExecutionJob = { key: goldKey, program: task.gold, tests: task.tests, limits, expectedMs: 0 };
     const entry = {
       known: this.goldChecks.known(goldKey),
-      check: this.goldChecks.check(goldKey, () => this.runJob(job, signal).then(({ outcome }) => outcome)),
+      check: this.goldChecks.check(goldKey, () =>
+        this.runShared(job, signal, (runSignal) => this.runJob(job, runSignal)).then(
+          ({ outcome }) => outcome,
+        ),
+      ),
     };
     checks.set(key, entry);
     return entry;
@@ -577,9 +581,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   /**
    * Runs `job` and remembers its outcome in the result cache (once per run, however many calls wait for
    * it), or joins the identical run another call has under way: only when outcomes are shared across
-   * calls at all (a result cache is configured; without one every call runs its own). The queue's front
-   * joins identical jobs itself, and must see each call's own signal: it knows the call's deadline by it
-   * (queue-front.ts `openCall`).
+   * calls at all (a result cache is configured; without one every call runs its own).
    */
   private runOrJoin(
     job: ExecutionJob,
@@ -587,14 +589,27 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   ): Promise<{ outcome: TestOutcome; reused: boolean }> {
     const cache = this.options.resultCache;
     if (cache === undefined) return this.runJob(job, signal);
-    const runAndRemember = (runSignal: AbortSignal) =>
+    return this.runShared(job, signal, (runSignal) =>
       this.runJob(job, runSignal).then((result) => {
         cache.set(job.key, result.outcome);
         return result;
-      });
-    if (this.options.executor !== undefined) return runAndRemember(signal);
+      }),
+    );
+  }
+
+  /**
+   * `start(signal)`, or the run of `job` another call has under way, joined (`reused`): it goes on while
+   * any call waits for it (shared-runs.ts). With the queue backend, its front joins identical jobs itself,
+   * and must see each call's own signal: it knows the call's deadline by it (queue-front.ts `openCall`).
+   */
+  private runShared(
+    job: ExecutionJob,
+    signal: AbortSignal,
+    start: (signal: AbortSignal) => Promise<{ outcome: TestOutcome; reused: boolean }>,
+  ): Promise<{ outcome: TestOutcome; reused: boolean }> {
+    if (this.options.executor !== undefined) return start(signal);
     return this.sharedRuns
-      .run(job.key, signal, runAndRemember)
+      .run(job.key, signal, start)
       .then(({ value, joined }) => ({ outcome: value.outcome, reused: value.reused || joined }));
   }
 

@@ -39,10 +39,10 @@ const inline = {
   tests: { style: "assert" as const, code: CHECK, entryPoint: "add" },
   entryPoint: "add",
 };
-const rollout = (id: string, code: string): RolloutInput => ({
+const rollout = (id: string, code: string, task: RolloutInput["task"] = inline): RolloutInput => ({
   id,
   completion: fence(code),
-  task: inline,
+  task,
   groupId: "",
 });
 
@@ -266,6 +266,35 @@ describe("runs under way joined across calls", () => {
     alone.abort();
     expect((await lone)?.verdict).not.toBe("PASSED");
     expect(sandbox.signals[1]?.aborted).toBe(true);
+    await scorer.close();
+  }, 30_000);
+
+  it("a call cancelled during an inline task's gold check leaves the check to the call that joined it", async () => {
+    // A gold that fails its own tests after 3 s: every rollout of the task is INVALID_TASK once it is known.
+    const brokenGold = "import time\ndef add(a, b):\n    time.sleep(3.0)\n    return a - b\n";
+    const task = { ...inline, gold: brokenGold };
+    const sandbox = new RecordingSandbox(real);
+    const config = parseConfig({ sandbox: { executionConcurrency: 2, wallTimeMs: 10_000, cpuTimeMs: 0 } });
+    const scorer = ExecutingRolloutScorer.fromConfig(config, {
+      pool,
+      sandbox,
+      tasks: TaskStore.fromTasks([]),
+    });
+    const goldRuns = () => sandbox.programs.filter((program) => program === brokenGold).length;
+    const cancelledCall = new AbortController();
+    const fine = "def add(a, b):\n    return a + b\n";
+    const first = call(scorer, rollout("a", fine, task), cancelledCall.signal);
+    while (goldRuns() === 0) await new Promise((r) => setTimeout(r, 10));
+    const analyzed = programsAnalyzed();
+    const second = call(scorer, rollout("b", `${fine}# b\n`, task));
+    while (programsAnalyzed() === analyzed) await new Promise((r) => setTimeout(r, 5));
+    cancelledCall.abort();
+    expect((await first)?.verdict).not.toBe("INVALID_TASK");
+    // The check went on for the second call (before, it ended with the first call's and was "unknown":
+    // the rollout kept its own PASSED).
+    expect(await second).toMatchObject({ verdict: "INVALID_TASK" });
+    expect((await second)?.detail).toMatch(/gold program does not pass its own tests \(FAILED_TESTS/);
+    expect(goldRuns()).toBe(1);
     await scorer.close();
   }, 30_000);
 });
