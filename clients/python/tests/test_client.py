@@ -22,9 +22,14 @@ class DelayedProxy:
         self.port, self.delay, self.answer_after = port, delay, answer_after
         host, upstream_port = upstream.rsplit(":", 1)
         self.upstream = (host, int(upstream_port))
-        self.listener = None
         self.stopped = threading.Event()
+        # Without a delay the port listens before the constructor returns: bound in the thread, a client
+        # calling at once could find nothing there (refused) on a loaded machine, a different scenario.
+        self.listener = self._listen() if delay <= 0 else None
         threading.Thread(target=self._run, daemon=True).start()
+
+    def _listen(self) -> socket.socket:
+        return socket.create_server(("127.0.0.1", self.port))
 
     def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
         try:
@@ -40,9 +45,10 @@ class DelayedProxy:
                     pass
 
     def _run(self) -> None:
-        if self.stopped.wait(self.delay):
-            return
-        self.listener = socket.create_server(("127.0.0.1", self.port))
+        if self.listener is None:
+            if self.stopped.wait(self.delay):
+                return
+            self.listener = self._listen()
         while not self.stopped.is_set():
             try:
                 client, _ = self.listener.accept()
