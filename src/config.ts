@@ -516,7 +516,7 @@ export const QueueConfigSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9_.-]+$/)
     .default("minedit"),
-  /** The BullMQ queue. Its waiting list, `<prefix>:<name>:wait`, is what an autoscaler watches. */
+  /** The BullMQ queue. Its waiting jobs, `<prefix>:<name>:prioritized` and `:wait`, are what an autoscaler watches. */
   name: z
     .string()
     .regex(/^[A-Za-z0-9_.-]+$/)

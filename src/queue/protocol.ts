@@ -11,6 +11,7 @@
  * - **Results** (`…:mx:result:<job id>`) are the shared cache: deterministic outcomes only (never TIMEOUT
  *   or INFRA_ERROR, as `isReusable` says), each with a TTL.
  */
+import { PRIORITY_LIMIT } from "bullmq";
 import { z } from "zod";
 import type { QueueConfig } from "../config.js";
 import { VERDICTS } from "../core/reward.js";
@@ -18,10 +19,25 @@ import { HARNESS_DIGEST, type PythonTests, type TestOutcome } from "../runners/p
 import type { ExecutionLimits } from "../sandbox/sandbox.js";
 
 /** Bumped when the job or result shape changes: a worker refuses jobs of another version. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** The BullMQ job name of a repair execution. */
 export const EXECUTION_JOB = "execute";
+
+/** BullMQ's largest priority number (2²¹ − 1), the least urgent; 0 means none, which BullMQ serves first. */
+export const LOWEST_PRIORITY = PRIORITY_LIMIT;
+
+/**
+ * A job's BullMQ priority: slowest first among what is queued, as the in-process scheduler does
+ * (src/scoring/execution-slots.ts). A smaller number runs earlier, so the number falls by one per
+ * millisecond the task's gold is expected to take; an unknown time (0: an inline task) is the lowest
+ * priority, and anything expected to take 35 minutes or more the highest. Equal priorities keep the order
+ * they were added in (BullMQ scores a prioritized job by its priority, then a counter).
+ */
+export function jobPriority(expectedMs: number): number {
+  const ms = Number.isFinite(expectedMs) ? Math.max(0, Math.round(expectedMs)) : 0;
+  return LOWEST_PRIORITY - Math.min(ms, LOWEST_PRIORITY - 1);
+}
 
 /** A job's data: what the worker runs. */
 export type ExecutionJobData = {
@@ -46,6 +62,8 @@ const LimitsSchema = z.strictObject({
   maxProcesses: z.number().int().positive(),
   maxFileBytes: z.number().int().positive(),
   maxOutputBytes: z.number().int().positive(),
+  // The gate's calibrated limits of a stored task carry it (task-gate.ts, calibratedLimits).
+  idleTimeMs: z.number().int().positive().optional(),
 });
 
 const JobDataSchema = z.object({
@@ -84,10 +102,20 @@ const OutcomeSchema = z.object({
   testsTotal: z.number(),
   wallTimeMs: z.number(),
   cpuTimeMs: z.number().optional(),
+  idleTimeMs: z.number().optional(),
   stderrTail: z.string(),
   detail: z.string(),
   infraCause: z.enum(["unusable_tests", "sandbox"]).optional(),
 });
+
+/** True when A and B have the same keys: a field added to one and not the other fails the typecheck. */
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+// A field the scorer adds to the limits or the outcome must travel through Redis too: the strict limits
+// refused a gated task's `idleTimeMs` (every such job failed), and the outcome's check would drop one.
+const limitsTravel: SameKeys<z.output<typeof LimitsSchema>, ExecutionLimits> = true;
+const outcomesTravel: SameKeys<z.output<typeof OutcomeSchema>, TestOutcome> = true;
+void limitsTravel;
+void outcomesTravel;
 
 const ResultSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("outcome"), outcome: OutcomeSchema, fromCache: z.boolean() }),
@@ -125,8 +153,14 @@ export function travelling(outcome: TestOutcome): TestOutcome {
 
 /** Key names of one queue. */
 export type QueueKeys = {
-  /** BullMQ's waiting list: what KEDA's Redis scaler counts. */
+  /**
+   * BullMQ's waiting list: jobs without a priority. Every job minedit adds has one (see
+   * {@link jobPriority}), so this list holds only jobs a worker lost (stalled: BullMQ puts them back here,
+   * and serves this list before the prioritized set).
+   */
   wait: string;
+  /** BullMQ's prioritized jobs: a sorted set, where minedit's jobs wait to be taken. */
+  prioritized: string;
   callers(jobId: string): string;
   result(jobId: string): string;
   /** Counters the workers keep: `runs`, `cacheHits`, `skipped`, `failed`. */
@@ -137,6 +171,7 @@ export function queueKeys(config: Pick<QueueConfig, "prefix" | "name">): QueueKe
   const base = `${config.prefix}:${config.name}`;
   return {
     wait: `${base}:wait`,
+    prioritized: `${base}:prioritized`,
     callers: (jobId) => `${base}:mx:callers:${jobId}`,
     result: (jobId) => `${base}:mx:result:${jobId}`,
     stats: `${base}:mx:stats`,

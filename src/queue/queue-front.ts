@@ -13,6 +13,9 @@
  * - **Deadlines and cancellation.** Each call registers as a caller of its jobs with its deadline
  *   (protocol.ts); when the call is cancelled or its deadline passes, it withdraws, and a job left with no
  *   caller is removed if it is still waiting (a running one is stopped by its worker).
+ * - **Slowest first.** Each job carries a BullMQ priority from its task's expected time (protocol.ts,
+ *   `jobPriority`): workers take the slowest of what is queued, so a step does not end on a slow test
+ *   started last.
  * - **Redis down.** New calls are refused with UNAVAILABLE (see {@link QueueFront.checkAvailable}); calls
  *   in flight wait `outageToleranceMs` for Redis to come back, then fail with UNAVAILABLE.
  */
@@ -30,6 +33,7 @@ import {
   EXECUTION_JOB,
   type ExecutionJobData,
   jobData,
+  jobPriority,
   parseJobResult,
   parseOutcome,
   type QueueKeys,
@@ -302,7 +306,8 @@ export class QueueFront implements ExecutionBackend {
         adds.map((entry) => ({
           name: EXECUTION_JOB,
           data: jobData(entry.job.program, entry.job.tests, entry.job.limits),
-          opts: { jobId: entry.job.key },
+          // Workers take the slowest first among what is queued (protocol.ts, jobPriority).
+          opts: { jobId: entry.job.key, priority: jobPriority(entry.job.expectedMs) },
         })),
       );
     } catch (error) {

@@ -171,21 +171,25 @@ describe("deploy/ manifests", () => {
     );
   });
 
-  test("KEDA: the worker Deployment scales on the queue's waiting list, with the Redis password", () => {
+  test("KEDA: the worker Deployment scales on the queue's waiting jobs (prioritized set and list), with the Redis password", () => {
     const scaled = find("ScaledObject", "minedit-worker");
     expect(scaled.apiVersion).toBe("keda.sh/v1alpha1");
     expect(scaled.spec.scaleTargetRef.name).toBe(worker.metadata.name);
     expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
     expect(scaled.spec.maxReplicaCount).toBeGreaterThan(scaled.spec.minReplicaCount);
-    const [trigger] = scaled.spec.triggers;
-    expect(trigger.type).toBe("redis");
-    expect(trigger.metadata.listName).toBe(queueKeys(workerConfig.queue).wait);
-    expect(trigger.metadata.address).toBe("minedit-redis-master.minedit.svc.cluster.local:6379");
-    expect(Number(trigger.metadata.listLength)).toBeGreaterThan(0);
-    const auth = find("TriggerAuthentication", trigger.authenticationRef.name);
-    expect(auth.spec.secretTargetRef).toEqual([
-      { parameter: "password", name: "minedit-redis", key: "redis-password" },
-    ]);
+    // Jobs wait in BullMQ's prioritized set (every job has a priority), lost ones in its list; KEDA's
+    // Redis scaler counts either by the key's type (tests/queue/scale-out.test.ts, "slowest first").
+    const keys = queueKeys(workerConfig.queue);
+    expect(scaled.spec.triggers.map((t: Doc) => t.metadata.listName)).toEqual([keys.prioritized, keys.wait]);
+    for (const trigger of scaled.spec.triggers) {
+      expect(trigger.type).toBe("redis");
+      expect(trigger.metadata.address).toBe("minedit-redis-master.minedit.svc.cluster.local:6379");
+      expect(Number(trigger.metadata.listLength)).toBeGreaterThan(0);
+      const auth = find("TriggerAuthentication", trigger.authenticationRef.name);
+      expect(auth.spec.secretTargetRef).toEqual([
+        { parameter: "password", name: "minedit-redis", key: "redis-password" },
+      ]);
+    }
   });
 
   test("PodDisruptionBudgets cover fronts (one always up) and workers", () => {

@@ -22,6 +22,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import {
   type RolloutResult,
+  RolloutSchema,
   type ScoreBatchResponse,
   ScoreStreamRequestSchema,
   Verdict,
@@ -42,6 +43,7 @@ import {
 
 const TASKS = join(process.cwd(), "datasets", "seed", "demo-tasks.jsonl");
 const WAIT = "minedit:executions:wait";
+const PRIORITIZED = "minedit:executions:prioritized";
 const ACTIVE = "minedit:executions:active";
 const CALLERS = "minedit:executions:mx:callers:*";
 
@@ -138,6 +140,23 @@ async function cluster(fronts: readonly [string, string[]?][], workers: number):
   c.fronts.push(...(await Promise.all(fronts.map(([file, extra]) => c.front(file, extra)))));
   await Promise.all(Array.from({ length: workers }, () => c.worker()));
   return c;
+}
+
+/**
+ * A key's length as KEDA's Redis scaler reads it: ZCARD for a sorted set, LLEN for a list or a missing
+ * key (kedacore/keda pkg/scalers/redis_scaler.go at 04f6e3c85db0, the Lua script in NewRedisScaler: it
+ * asks for the key's TYPE first).
+ */
+async function kedaLength(look: Redis, key: string): Promise<number> {
+  const type = await look.type(key);
+  if (type === "zset") return look.zcard(key);
+  if (type === "list" || type === "none") return look.llen(key);
+  throw new Error(`KEDA's Redis scaler cannot count a ${type} (${key})`);
+}
+
+/** Jobs waiting to be taken: minedit's prioritized ones, and any a lost worker put back in the list. */
+async function waitingJobs(look: Redis): Promise<number> {
+  return (await look.zcard(PRIORITIZED)) + (await look.llen(WAIT));
 }
 
 /** Whether every deadline the callers of queued jobs carry has passed (and there is at least one). */
@@ -291,6 +310,84 @@ describe("fronts and workers on one Redis", () => {
     });
   });
 
+  test("slowest first through the queue: workers take the slowest queued task first, and KEDA's Redis scaler counts what waits", async () => {
+    // Three stored tasks whose golds burn 0.1, 0.5 and 1 s of CPU: the front's gate measures them, and
+    // that is the time each job is expected to take. One worker with one slot, kept busy by an inline
+    // rollout while the three rollouts arrive fastest first in one batch.
+    const burns = { fast: 0.1, medium: 0.5, slow: 1.0 };
+    const tasksFile = join(dir, "burning-tasks.jsonl");
+    const gold = (seconds: number) =>
+      `import time\n\ndef f(x):\n    end = time.process_time() + ${seconds}\n    while time.process_time() < end:\n        pass\n    return x + 1\n`;
+    writeFileSync(
+      tasksFile,
+      Object.entries(burns)
+        .map(([name, seconds]) =>
+          JSON.stringify({
+            task_id: `burn/${name}`,
+            corrupted: "def f(x):\n    return x\n",
+            gold: gold(seconds),
+            entry_point: "f",
+            tests: { style: "assert", code: "def check(candidate):\n    assert candidate(1) == 2\n" },
+          }),
+        )
+        .join("\n"),
+    );
+    const gatedConfig = join(dir, "gated.json");
+    writeFileSync(
+      gatedConfig,
+      JSON.stringify({
+        pool: { threads: 1 },
+        tasks: {
+          files: [tasksFile],
+          gate: true,
+          gateCacheDir: join(dir, "gate-cache"),
+          inlineGoldCheck: false,
+        },
+        sandbox: { executionConcurrency: 1, wallTimeMs: 20_000, resultCacheBytes: 0 },
+        queue: { lockMs: 2000, stalledIntervalMs: 500, pollMs: 200 },
+      }),
+    );
+    const { look, fronts } = await cluster([[gatedConfig]], 1);
+    const [front] = fronts as [Front];
+    const blocker = scoreBatch(front.client, { rollouts: distinctBatch("blocker", 1, 4) });
+    await until("the worker busy", async () => (await look.llen(ACTIVE)) === 1);
+    const rollouts = Object.entries(burns).map(([name, seconds]) =>
+      create(RolloutSchema, {
+        id: name,
+        completion: `\`\`\`python\n${gold(seconds)}\`\`\``,
+        taskRef: { case: "taskId", value: `burn/${name}` },
+      }),
+    );
+    const call = scoreBatch(front.client, { rollouts });
+    await until("three jobs waiting", async () => (await waitingJobs(look)) === 3, 20_000);
+    // What the ScaledObject's two triggers read (deploy/keda.yaml): the prioritized set holds them all.
+    expect(await kedaLength(look, PRIORITIZED)).toBe(3);
+    expect(await kedaLength(look, WAIT)).toBe(0);
+    // Which job is which task: its program names its burn time.
+    const queued = await look.zrange(PRIORITIZED, 0, -1);
+    const taskOf = new Map<string, string>();
+    for (const id of queued) {
+      const data = JSON.parse((await look.hget(`minedit:executions:${id}`, "data")) as string) as {
+        program: string;
+      };
+      const name = Object.entries(burns).find(([, seconds]) => data.program.includes(`+ ${seconds}\n`))?.[0];
+      taskOf.set(id, name as string);
+    }
+    expect(queued.map((id) => taskOf.get(id))).toEqual(["slow", "medium", "fast"]);
+
+    expectAllPassed(await call, ["fast", "medium", "slow"]);
+    expectAllPassed(await blocker, ["blocker-0"]);
+    // The order the worker took them in: BullMQ's "active" events.
+    const events = await look.xrange("minedit:executions:events", "-", "+");
+    const taken = events
+      .map(([, fields]) =>
+        Object.fromEntries(fields.flatMap((v, i, all) => (i % 2 === 0 ? [[v, all[i + 1]]] : []))),
+      )
+      .filter((e) => e.event === "active" && taskOf.has(e.jobId as string))
+      .map((e) => taskOf.get(e.jobId as string));
+    expect(taken).toEqual(["slow", "medium", "fast"]);
+  }, 120_000);
+
   test("a call whose deadline passes withdraws: its waiting jobs are removed, nobody runs them", async () => {
     // One worker with one slot, so most of the batch is still waiting at the deadline.
     const { look, fronts } = await cluster([[config]], 1);
@@ -301,7 +398,7 @@ describe("fronts and workers on one Redis", () => {
       scoreBatch(frontA.client, { rollouts: batch }, { call: { deadline: Date.now() + 1500 } }),
     );
     expect(error.code).toBe(status.DEADLINE_EXCEEDED);
-    await until("the waiting list to empty", async () => (await look.llen(WAIT)) === 0, 5000);
+    await until("the waiting list to empty", async () => (await waitingJobs(look)) === 0, 5000);
     await until("the running job to stop", async () => (await look.llen(ACTIVE)) === 0, 5000);
     const after = await stats(look);
     // The job running at the deadline (at most two: one slot, jobs of 1 s) and nothing after it.
@@ -320,10 +417,10 @@ describe("fronts and workers on one Redis", () => {
     });
     stream.on("data", () => {});
     stream.write(create(ScoreStreamRequestSchema, { rollouts: distinctBatch("cancelled", 5, 1.0) }));
-    await until("jobs waiting", async () => (await look.llen(WAIT)) >= 3, 10_000);
+    await until("jobs waiting", async () => (await waitingJobs(look)) >= 3, 10_000);
     stream.cancel();
     await ended;
-    await until("the waiting list to empty", async () => (await look.llen(WAIT)) === 0, 5000);
+    await until("the waiting list to empty", async () => (await waitingJobs(look)) === 0, 5000);
     await until("the running job to stop", async () => (await look.llen(ACTIVE)) === 0, 5000);
     expect((await stats(look)).runs - before.runs).toBeLessThanOrEqual(1);
     expect(await look.keys("minedit:executions:mx:callers:*")).toEqual([]);
@@ -343,13 +440,13 @@ describe("fronts and workers on one Redis", () => {
       { rollouts: batch },
       { call: { deadline: Date.now() + 2500 } },
     ).catch(() => null);
-    await until("three jobs waiting", async () => (await look.llen(WAIT)) === 3);
+    await until("three jobs waiting", async () => (await waitingJobs(look)) === 3);
     await front.proc.stop("SIGKILL");
     front.client.close();
     await call;
     await until("the jobs' deadline (the call's) to pass", () => allDeadlinesPassed(look), 10_000);
     await worker();
-    await until("the jobs taken", async () => (await look.llen(WAIT)) === 0);
+    await until("the jobs taken", async () => (await waitingJobs(look)) === 0);
     await until("three skipped", async () => (await stats(look)).skipped - before.skipped === 3);
     expect((await stats(look)).runs - before.runs).toBe(0);
   });
@@ -370,14 +467,14 @@ describe("fronts and workers on one Redis", () => {
         labels: [task.task_id],
       }),
     }).catch(() => null);
-    await until("its job waiting", async () => (await look.llen(WAIT)) === 1);
+    await until("its job waiting", async () => (await waitingJobs(look)) === 1);
     await front.proc.stop("SIGKILL");
     front.client.close();
     await post;
     // queue.jobDeadlineMs is 2 s for that front: the deadline its job carries.
     await until("the job's deadline (queue.jobDeadlineMs) to pass", () => allDeadlinesPassed(look), 10_000);
     await worker();
-    await until("the job taken", async () => (await look.llen(WAIT)) === 0);
+    await until("the job taken", async () => (await waitingJobs(look)) === 0);
     await until("one skipped", async () => (await stats(look)).skipped - before.skipped === 1);
     expect((await stats(look)).runs - before.runs).toBe(0);
   });
