@@ -28,12 +28,18 @@
  * a mismatch aborts with exit 2. Table on stdout, progress on stderr, JSON + Markdown in
  * scratch/trainer-calls/.
  *
+ * With `--queue`, every server is `minedit serve --queue URL --worker` on a redis-server of the benchmark's
+ * own (emptied before each run): the executions go through BullMQ, slowest first by job priority, to the
+ * queue worker in the same process (its sandboxes are in the same process tree, so the CPU reads the same).
+ *
  * Run with `npm run bench:trainers:bcb` (builds first; about 15 minutes at full size) or
  * `node benchmarks/trainer-calls/bigcodebench.mjs [--windows 0,10,30,60] [--tasks 32] [--paths verl,openrlhf]
- *   [--seed 1] [--concurrency N] [--golds FILE] [--source FILE]`. BigCodeBench is read from
+ *   [--seed 1] [--concurrency N] [--golds FILE] [--source FILE] [--queue]`. BigCodeBench is read from
  * $MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz (or --source); without it this part is left out.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -49,6 +55,7 @@ const { values } = parseArgs({
     concurrency: { type: "string" },
     golds: { type: "string" },
     source: { type: "string" },
+    queue: { type: "boolean" },
   },
 });
 
@@ -115,19 +122,77 @@ delete config.sandbox.resultCacheBytes;
 writeFileSync(configFile, JSON.stringify(config));
 
 const scratch = join(ROOT, "scratch", "trainer-calls");
-const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+const stamp = `${values.queue ? "queue-" : ""}${new Date().toISOString().replace(/[:.]/g, "-")}`;
 /** The server of the run in progress (each run starts its own). */
 let server = null;
 let openrlhfUrl = null;
-process.on("exit", () => server?.child.kill("SIGKILL"));
+/** With --queue: the benchmark's own redis-server, emptied before each run. */
+const redis = values.queue ? await startRedis() : null;
+process.on("exit", () => {
+  server?.child.kill("SIGKILL");
+  redis?.process.kill("SIGKILL");
+});
 async function startServer() {
-  server = await startServe(ROOT, ["--port", "0", "--tasks", taskFile, "--config", configFile], 900_000);
+  const queue = redis === null ? [] : ["--queue", redis.url, "--worker"];
+  if (redis !== null) await redis.flush();
+  server = await startServe(
+    ROOT,
+    ["--port", "0", "--tasks", taskFile, "--config", configFile, ...queue],
+    900_000,
+  );
   openrlhfUrl = null;
   for (let i = 0; i < 100 && openrlhfUrl === null; i++) {
     openrlhfUrl = /OpenRLHF reward endpoint on (\S+\/get_reward)/.exec(server.stderr())?.[1] ?? null;
     if (openrlhfUrl === null) await new Promise((r) => setTimeout(r, 50));
   }
   if (openrlhfUrl === null) throw new Error(`no OpenRLHF endpoint:\n${server.stderr()}`);
+}
+/** A redis-server on a free loopback port, without persistence; `flush()` empties it. */
+async function startRedis() {
+  const port = await new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--maxmemory-policy",
+      "noeviction",
+    ],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
+  await new Promise((resolve, reject) => {
+    let text = "";
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): is it installed?`)));
+    child.stdout.on("data", (chunk) => {
+      text += chunk;
+      if (/Ready to accept connections/.test(text)) resolve();
+    });
+  });
+  const { Redis } = await import("ioredis");
+  const client = new Redis(`redis://127.0.0.1:${port}`);
+  return {
+    process: child,
+    url: `redis://127.0.0.1:${port}`,
+    flush: () => client.flushall(),
+    close: async () => {
+      client.disconnect();
+      child.kill("SIGTERM");
+    },
+  };
 }
 async function stopServer() {
   if (server !== null) await stopServe(server);
@@ -141,6 +206,7 @@ const stop = async (code) => {
     log(`aborted; the server's log is scratch/trainer-calls/bigcodebench-${stamp}-server.log`);
   }
   await stopServer();
+  await redis?.close();
   rmSync(workDir, { recursive: true, force: true });
   if (code !== undefined) process.exit(code);
 };
@@ -326,7 +392,7 @@ out(
 out(`- verdicts (all at once): ${count(Object.values(reference.verdicts))}`);
 out(
   `- arrivals (seed ${SEED}): ${lateRows.length} truncated samples at W, the other ${rows.length - lateRows.length} at W·u^(2/3); ` +
-    `execution in bwrap, a fresh server per run with the cross-call result cache on (default), limits pinned (bigcodebench-step.mjs), execution concurrency ${concurrency ?? "default"}`,
+    `execution in bwrap${redis === null ? "" : " through the queue (`serve --queue --worker`, BullMQ priorities: slowest first)"}, a fresh server per run with the cross-call result cache on (default), limits pinned (bigcodebench-step.mjs), execution concurrency ${concurrency ?? "default"}`,
 );
 out(
   `- the last arrivals' own execution time (the ${lateRows.length} truncated samples alone, all at once, fresh idle server): ` +
@@ -363,6 +429,7 @@ writeFileSync(
       cores: CORES,
       loadAtStart,
       loadAtEnd: loads(),
+      queue: redis !== null,
       seed: SEED,
       tasks: TASK_COUNT,
       samples: rows.length,
