@@ -13,7 +13,6 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -21,7 +20,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { Client, credentials, Metadata } from "@grpc/grpc-js";
-import { Redis } from "ioredis";
+import { startRedisServer } from "./redis-server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
@@ -155,17 +154,6 @@ const requests = rows.map((row) =>
 // ---------------------------------------------------------------------------------------------------------
 // Processes, clients, measurements
 // ---------------------------------------------------------------------------------------------------------
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function startProcess(args, readyPattern) {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"] });
@@ -335,21 +323,9 @@ async function startSetup(label, { redisUrl, queueName, workers }) {
 // during the run (this machine is shared) hits all of them alike
 // ---------------------------------------------------------------------------------------------------------
 
-const redisPort = await freePort();
-const redisProc = spawn(
-  "redis-server",
-  ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-  { stdio: ["ignore", "pipe", "ignore"] },
-);
-await new Promise((resolve) => {
-  let text = "";
-  redisProc.stdout.on("data", (chunk) => {
-    text += chunk;
-    if (/Ready to accept connections/.test(text)) resolve();
-  });
-});
-const redisUrl = `redis://127.0.0.1:${redisPort}`;
-const redis = new Redis(redisUrl);
+const redisServer = await startRedisServer();
+const redisUrl = redisServer.url;
+const redis = redisServer.client;
 const setups = [];
 try {
   log("starting the single process and the three queue setups…");
@@ -375,8 +351,7 @@ try {
   }
 } finally {
   for (const setup of setups) await setup.stop();
-  redis.disconnect();
-  redisProc.kill("SIGTERM");
+  redisServer.stop();
   rmSync(workDir, { recursive: true, force: true });
 }
 

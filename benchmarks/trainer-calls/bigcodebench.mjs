@@ -37,9 +37,7 @@
  *   [--seed 1] [--concurrency N] [--golds FILE] [--source FILE] [--queue]`. BigCodeBench is read from
  * $MINEDIT_DATA_DIR/bigcodebench/BigCodeBench.jsonl.gz (or --source); without it this part is left out.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -80,6 +78,7 @@ if (SOURCE === undefined) {
 const { startServe, stopServe } = await import("../e2e/serve.mjs");
 const { Rng } = await import("../metrics/make-batch.mjs");
 const { drive } = await import("./drive.mjs");
+const { startRedisServer } = await import("../queue/redis-server.mjs");
 
 // All at once is always run first: it is the reference of every verdict and reward.
 const WINDOWS = [0, ...(values.windows ?? "10,30,60").split(",").map(Number)].filter(
@@ -127,14 +126,14 @@ const stamp = `${values.queue ? "queue-" : ""}${new Date().toISOString().replace
 let server = null;
 let openrlhfUrl = null;
 /** With --queue: the benchmark's own redis-server, emptied before each run. */
-const redis = values.queue ? await startRedis() : null;
+const redis = values.queue ? await startRedisServer() : null;
 process.on("exit", () => {
   server?.child.kill("SIGKILL");
   redis?.process.kill("SIGKILL");
 });
 async function startServer() {
   const queue = redis === null ? [] : ["--queue", redis.url, "--worker"];
-  if (redis !== null) await redis.flush();
+  if (redis !== null) await redis.client.flushall();
   server = await startServe(
     ROOT,
     ["--port", "0", "--tasks", taskFile, "--config", configFile, ...queue],
@@ -146,53 +145,6 @@ async function startServer() {
     if (openrlhfUrl === null) await new Promise((r) => setTimeout(r, 50));
   }
   if (openrlhfUrl === null) throw new Error(`no OpenRLHF endpoint:\n${server.stderr()}`);
-}
-/** A redis-server on a free loopback port, without persistence; `flush()` empties it. */
-async function startRedis() {
-  const port = await new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port: free } = probe.address();
-      probe.close(() => resolve(free));
-    });
-  });
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--maxmemory-policy",
-      "noeviction",
-    ],
-    { stdio: ["ignore", "pipe", "ignore"] },
-  );
-  await new Promise((resolve, reject) => {
-    let text = "";
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): is it installed?`)));
-    child.stdout.on("data", (chunk) => {
-      text += chunk;
-      if (/Ready to accept connections/.test(text)) resolve();
-    });
-  });
-  const { Redis } = await import("ioredis");
-  const client = new Redis(`redis://127.0.0.1:${port}`);
-  return {
-    process: child,
-    url: `redis://127.0.0.1:${port}`,
-    flush: () => client.flushall(),
-    close: async () => {
-      client.disconnect();
-      child.kill("SIGTERM");
-    },
-  };
 }
 async function stopServer() {
   if (server !== null) await stopServe(server);
@@ -206,7 +158,7 @@ const stop = async (code) => {
     log(`aborted; the server's log is scratch/trainer-calls/bigcodebench-${stamp}-server.log`);
   }
   await stopServer();
-  await redis?.close();
+  redis?.stop();
   rmSync(workDir, { recursive: true, force: true });
   if (code !== undefined) process.exit(code);
 };

@@ -58,6 +58,7 @@ function writeConfig(
   name: string,
   queue: Record<string, unknown>,
   sandbox: Record<string, unknown> = {},
+  tasks: Record<string, unknown> = {},
 ): string {
   const file = join(dir, name);
   writeFileSync(
@@ -65,7 +66,7 @@ function writeConfig(
     JSON.stringify({
       pool: { threads: 1 },
       // The runs counted below are the rollouts' own: no gate, no inline gold check.
-      tasks: { files: [TASKS], gate: false, inlineGoldCheck: false },
+      tasks: { files: [TASKS], gate: false, inlineGoldCheck: false, ...tasks },
       sandbox: { executionConcurrency: 1, wallTimeMs: 20_000, resultCacheBytes: 0, ...sandbox },
       queue: { lockMs: 2000, stalledIntervalMs: 500, pollMs: 200, outageToleranceMs: 30_000, ...queue },
     }),
@@ -332,20 +333,11 @@ describe("fronts and workers on one Redis", () => {
         )
         .join("\n"),
     );
-    const gatedConfig = join(dir, "gated.json");
-    writeFileSync(
-      gatedConfig,
-      JSON.stringify({
-        pool: { threads: 1 },
-        tasks: {
-          files: [tasksFile],
-          gate: true,
-          gateCacheDir: join(dir, "gate-cache"),
-          inlineGoldCheck: false,
-        },
-        sandbox: { executionConcurrency: 1, wallTimeMs: 20_000, resultCacheBytes: 0 },
-        queue: { lockMs: 2000, stalledIntervalMs: 500, pollMs: 200 },
-      }),
+    const gatedConfig = writeConfig(
+      "gated.json",
+      {},
+      {},
+      { files: [tasksFile], gate: true, gateCacheDir: join(dir, "gate-cache") },
     );
     const { look, fronts } = await cluster([[gatedConfig]], 1);
     const [front] = fronts as [Front];
