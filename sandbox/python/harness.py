@@ -2877,7 +2877,8 @@ def _stdio_child(source, in_r, out_w, err_w):
 
 
 def _run_as_main(source, filename, argv, main_file):
-    """Run `source` as the interpreter runs a program, then exit as it would. Never returns.
+    """Run `source` (text, or a code object already compiled from it: the fork server's harness) as the
+    interpreter runs a program, then exit as it would. Never returns.
 
     A fresh `__main__` module (with `__file__` = main_file when not None, as for a script; none for
     `-c`), sys.argv = argv; the exit status from SystemExit, a traceback and status 1 for an uncaught
@@ -2899,7 +2900,8 @@ def _run_as_main(source, filename, argv, main_file):
 
         atexit._clear()
         try:
-            exec(compile(source, filename, "exec"), main.__dict__)
+            code = compile(source, filename, "exec") if isinstance(source, (str, bytes)) else source
+            exec(code, main.__dict__)
             status = 0
         except SystemExit as e:
             status = _exit_status(e)

@@ -2,10 +2,12 @@
 src/sandbox/syscall-policy.ts compiled into the classic BPF program `bwrap --seccomp FD` loads.
 src/sandbox/syscall-filter.ts runs it on the host (never inside a sandbox), with the sandbox's interpreter.
 
-Usage:  python3 -I build_filter.py names   prints, as a JSON array, every syscall name libseccomp knows
-                                          for this machine's (native) architecture
-        python3 -I build_filter.py bpf     reads {"defaultErrno": N, "rules": [...]} on stdin, writes the
-                                          BPF program (struct sock_filter[], native byte order) on stdout
+Usage:  python3 -I build_filter.py filter
+    A dialog, so that one interpreter start (~0.1 s, on the path of every `minedit serve` start-up) does
+    both steps: it prints, as a JSON array on one line, every syscall name libseccomp knows for this
+    machine's (native) architecture; then reads {"defaultErrno": N, "rules": [...]} on stdin (the rules
+    the TypeScript side computes from those names) and writes the BPF program (struct sock_filter[],
+    native byte order) on stdout after the names' line.
     a rule: {"syscall": NAME, "action": "allow" | {"errno": N},
              "args": [{"index": I, "op": "eq" | "ne" | "masked_eq", "value": V, "valueTwo": W}, ...]}
             (the args are ANDed; for masked_eq, value is the mask and valueTwo the datum, as in libseccomp's
@@ -83,19 +85,16 @@ def _bpf(seccomp, spec):
 
 
 def main():
-    mode = sys.argv[1:2]
-    if mode == ["names"]:
-        seccomp = _seccomp()
-        sys.stdout.write(json.dumps(_names(seccomp)))
-    elif mode == ["bpf"]:
-        seccomp = _seccomp()
-        try:
-            spec = json.load(sys.stdin)
-        except ValueError as e:
-            _fail(1, "the rules are not JSON: %s" % e)
-        _bpf(seccomp, spec)
-    else:
-        _fail(1, "usage: build_filter.py names | bpf")
+    if sys.argv[1:] != ["filter"]:
+        _fail(1, "usage: build_filter.py filter")
+    seccomp = _seccomp()
+    sys.stdout.write(json.dumps(_names(seccomp)) + "\n")
+    sys.stdout.flush()
+    try:
+        spec = json.load(sys.stdin)
+    except ValueError as e:
+        _fail(1, "the rules are not JSON: %s" % e)
+    _bpf(seccomp, spec)
 
 
 main()

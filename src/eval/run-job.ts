@@ -283,14 +283,12 @@ async function engineFor(
   progress?: StageProgress,
 ): Promise<ScoringEngine> {
   try {
-    return await startScoringEngine(
-      { ...config, tasks: { ...config.tasks, gate } },
-      files,
-      true,
+    return await startScoringEngine({ ...config, tasks: { ...config.tasks, gate } }, files, true, {
       log,
-      undefined,
-      progress === undefined ? undefined : (done, total) => progress.update({ done, total }),
-    );
+      ...(progress === undefined
+        ? {}
+        : { onGateProgress: (done: number, total: number) => progress.update({ done, total }) }),
+    });
   } catch (error) {
     return sandboxProblem(error);
   }

@@ -32,11 +32,11 @@
  * limits, the verdict mapping); split, each style would need the protocol from the others.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import type { Verdict } from "../core/reward.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
+import { HARNESS_LOADER, HARNESS_SOURCE } from "../sandbox/harness-source.js";
 import { stderrShowsOutOfMemory } from "../sandbox/out-of-memory.js";
 import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, ExecutionResult, Sandbox } from "../sandbox/sandbox.js";
@@ -86,11 +86,8 @@ export type TestOutcome = {
 /** How much of stderr a {@link TestOutcome} keeps. */
 export const STDERR_TAIL_CHARS = 4096;
 
-/** The harness, shipped beside the sources at the repository top level and read once at startup. */
-const HARNESS = readFileSync(new URL("../../sandbox/python/harness.py", import.meta.url), "utf8");
-
 /** Names the harness's code, for results remembered across starts (a changed harness may judge anew). */
-export const HARNESS_DIGEST = createHash("sha256").update(HARNESS).digest("hex").slice(0, 16);
+export const HARNESS_DIGEST = createHash("sha256").update(HARNESS_SOURCE).digest("hex").slice(0, 16);
 
 /**
  * `python3 -s`: no user site directory; the sandbox environment fixes the hash seed and bytecode. (Not
@@ -102,11 +99,10 @@ const PYTHON = ["python3", "-s"];
 /**
  * Compiling the harness's source costs ~7–10 ms per run; its bytecode loads in ~0.2 ms. So the harness is
  * compiled ONCE per sandbox, by that sandbox's own interpreter in an ordinary run (marshal's format is
- * specific to the interpreter version), and each run gets the base64 bytecode as a file plus this loader.
- * Nothing but our own harness is compiled there; every run still starts a fresh sandbox and interpreter.
+ * specific to the interpreter version), and each run gets the base64 bytecode as a file plus HARNESS_LOADER.
+ * Nothing but our own harness is compiled there; every run still starts a fresh sandbox and interpreter
+ * (or a fresh fork of a warm one, which runs its own copy of the same bytecode: forkserver.py).
  */
-const HARNESS_LOADER =
-  "import marshal,binascii;exec(marshal.loads(binascii.a2b_base64(open('harness.b64','rb').read())))";
 const HARNESS_COMPILER =
   "import marshal,binascii,sys;sys.stdout.write(binascii.b2a_base64(marshal.dumps(compile(open('harness.py').read(),'harness.py','exec')),newline=False).decode())";
 const compiledHarness = new WeakMap<Sandbox, Promise<string | null>>();
@@ -122,7 +118,8 @@ async function harnessRun(
     compiledHarness.set(sandbox, bytecode);
   }
   const b64 = await bytecode;
-  if (b64 === null) return { files: { "harness.py": HARNESS }, argv: [...PYTHON, "harness.py", ...args] };
+  if (b64 === null)
+    return { files: { "harness.py": HARNESS_SOURCE }, argv: [...PYTHON, "harness.py", ...args] };
   // `-c`: sys.argv is ["-c", ...args], the same indexing as `harness.py ...args`.
   return { files: { "harness.b64": b64 }, argv: [...PYTHON, "-c", HARNESS_LOADER, ...args] };
 }
@@ -130,7 +127,7 @@ async function harnessRun(
 async function compileHarness(sandbox: Sandbox): Promise<string | null> {
   try {
     const r = await sandbox.run({
-      files: { "harness.py": HARNESS },
+      files: { "harness.py": HARNESS_SOURCE },
       argv: [...PYTHON, "-c", HARNESS_COMPILER],
       limits: DEFAULT_LIMITS_CONFIG.harnessCompile,
     });

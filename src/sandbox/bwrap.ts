@@ -60,7 +60,7 @@
  * Why one long file: the bwrap argument list, the start-up probe and the kill and clean-up of a run are one
  * contract with bubblewrap and change together.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import {
   accessSync,
   constants,
@@ -153,6 +153,13 @@ export type BwrapOptions = {
    * running candidates.
    */
   syscallFilter?: boolean;
+  /**
+   * Whether `create` runs its start-up probe (`python3 -c pass` in a sandbox), which turns a host where
+   * sandboxes cannot run into one `Unavailable` error with bwrap's own message. Default true; false for
+   * a caller whose own first run comes at once and goes through the same launcher (the warm pool's
+   * first fork server: create.ts), where a second run first would only add its time to start-up.
+   */
+  probe?: boolean;
 };
 
 /** Host paths the runtime needs, bound read-only (symlinks such as Debian's `/bin -> usr/bin` are copied). */
@@ -253,9 +260,9 @@ export class BwrapSandbox implements Sandbox {
   }
 
   /**
-   * Resolves binaries, builds the fixed part of the command line and runs `python3 -c pass` in a
-   * sandbox, so a host without working user namespaces (or a broken interpreter) fails here, once, with
-   * bwrap's own message, as `MineditError(Unavailable)`.
+   * Resolves binaries, builds the fixed part of the command line and (unless `options.probe` is false)
+   * runs `python3 -c pass` in a sandbox, so a host without working user namespaces (or a broken
+   * interpreter) fails here, once, with bwrap's own message, as `MineditError(Unavailable)`.
    */
   static async create(options: BwrapOptions = {}): Promise<BwrapSandbox> {
     const bwrap = options.bwrapPath ?? findBinary("bwrap");
@@ -268,13 +275,6 @@ export class BwrapSandbox implements Sandbox {
     }
     // Resolved, so Debian's `/bin -> usr/bin` layout still lands under the bound `/usr`.
     const prlimit = realpathSync(prlimitFound);
-    // Feature check: `--size` (tmpfs caps) is required; `--disable-userns` (bubblewrap >= 0.8) is used
-    // when present, older versions still isolate but let the program nest user namespaces.
-    const help = spawnSync(bwrap, ["--help"], { encoding: "utf8" });
-    const flags = `${help.stdout ?? ""}${help.stderr ?? ""}`;
-    if (!flags.includes("--size")) {
-      throw unavailable(`${bwrap} is too old (no --size for tmpfs); install a newer bubblewrap`);
-    }
     const launcher: string[] = [];
     const dropsPrivileges = process.getuid?.() === 0;
     const uid = options.sandboxUid ?? 65534;
@@ -292,12 +292,6 @@ export class BwrapSandbox implements Sandbox {
       gid,
       warn: options.warn ?? ((message: string) => process.stderr.write(`minedit: ${message}\n`)),
     };
-    const bounds =
-      options.bounds === "per-process"
-        ? WholeRunBounds.none(boundsOptions, "per-process limits asked for")
-        : dropsPrivileges
-          ? WholeRunBounds.open(boundsOptions)
-          : WholeRunBounds.none(boundsOptions, "minedit does not run as root");
     launcher.push(bwrap);
 
     const pythonPath = options.pythonPath ?? "/usr/bin/python3";
@@ -314,6 +308,36 @@ export class BwrapSandbox implements Sandbox {
       throw unavailable(
         `interpreter ${pythonPath} is under ${SCRATCH}, which the sandbox's scratch hides; put it elsewhere`,
       );
+    }
+
+    // What asks other processes — bwrap's flags, the whole-run bounds' trial launches, the syscall filter
+    // and the library view (each an interpreter; the view asks dpkg too) — runs side by side: one after
+    // the other they were ~0.4 s of every start-up.
+    const host = Promise.all([
+      options.syscallFilter === false ? null : syscallFilterFor(python).then((f) => f.bpf),
+      (async (): Promise<{ libraryDirs: LibraryDirs; standard: LibraryView }> => {
+        try {
+          const libraryDirs = await interpreterLibraryDirs(python);
+          return { libraryDirs, standard: await libraryView([], libraryDirs) };
+        } catch (error) {
+          throw unavailable((error as Error).message);
+        }
+      })(),
+    ]);
+    host.catch(() => {}); // awaited below, after bwrap's own checks (whose failure is the one to report)
+    const [flags, bounds] = await Promise.all([
+      // Feature check: `--size` (tmpfs caps) is required; `--disable-userns` (bubblewrap >= 0.8) is
+      // used when present, older versions still isolate but let the program nest user namespaces.
+      helpText(bwrap),
+      options.bounds === "per-process"
+        ? WholeRunBounds.none(boundsOptions, "per-process limits asked for")
+        : dropsPrivileges
+          ? WholeRunBounds.open(boundsOptions)
+          : WholeRunBounds.none(boundsOptions, "minedit does not run as root"),
+    ]);
+    if (!flags.includes("--size")) {
+      bounds.close();
+      throw unavailable(`${bwrap} is too old (no --size for tmpfs); install a newer bubblewrap`);
     }
 
     const args: string[] = [
@@ -380,18 +404,15 @@ export class BwrapSandbox implements Sandbox {
     );
     for (const [key, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", key, value);
 
-    // The filter and the library view each ask an interpreter (the view, dpkg too): side by side.
-    const [filter, { libraryDirs, standard }] = await Promise.all([
-      options.syscallFilter === false ? null : syscallFilterFor(python).then((f) => f.bpf),
-      (async (): Promise<{ libraryDirs: LibraryDirs; standard: LibraryView }> => {
-        try {
-          const libraryDirs = await interpreterLibraryDirs(python);
-          return { libraryDirs, standard: await libraryView([], libraryDirs) };
-        } catch (error) {
-          throw unavailable((error as Error).message);
-        }
-      })(),
-    ]);
+    let filter: Buffer | null;
+    let libraryDirs: LibraryDirs;
+    let standard: LibraryView;
+    try {
+      [filter, { libraryDirs, standard }] = await host;
+    } catch (error) {
+      bounds.close();
+      throw error;
+    }
     const sandbox = new BwrapSandbox(
       launcher,
       args,
@@ -403,6 +424,7 @@ export class BwrapSandbox implements Sandbox {
       libraryDirs,
       standard,
     );
+    if (options.probe === false) return sandbox;
     const probe = await sandbox.run({
       files: {},
       argv: ["python3", "-c", "pass"],
@@ -774,6 +796,15 @@ function spawnBwrap(
  * The syscall filter, built by the sandbox's interpreter (it must import libseccomp's bindings, which
  * Debian installs for its /usr/bin/python3), or by Debian's when another interpreter is configured.
  */
+/** What `bwrap --help` prints (stdout and stderr; empty when it cannot run): the flags it knows. */
+function helpText(bwrap: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(bwrap, ["--help"], { encoding: "utf8", timeout: 10_000 }, (_error, stdout, stderr) =>
+      resolve(`${stdout ?? ""}${stderr ?? ""}`),
+    );
+  });
+}
+
 async function syscallFilterFor(python: string): Promise<SyscallFilter> {
   try {
     return await loadSyscallFilter(python);

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_LIMITS_CONFIG, type SandboxConfig } from "../config.js";
 import { ErrorCode, isMineditError } from "../errors.js";
-import { createBwrapSandbox } from "./bwrap.js";
+import { type BwrapOptions, createBwrapSandbox } from "./bwrap.js";
 import { DEFAULT_RUNTIME, hostRuntimeProblem, RUNTIME_NAMES, type RuntimeName } from "./runtimes.js";
 import type { ExecutionLimits, Sandbox } from "./sandbox.js";
 import { type WarmBase, WarmPythonSandbox } from "./warm-python.js";
@@ -17,9 +17,18 @@ const MIB = 1024 * 1024;
 /** What of a run's limits the backend must know before any run: a Docker fork server's pids limit. */
 type StandingLimits = Pick<ExecutionLimits, "maxProcesses">;
 
+export type ConfiguredSandboxOptions = {
+  /** The runtimes whose warm pools start before the sandbox is returned (default: the standard library's). */
+  runtimes?: readonly RuntimeName[];
+  /** When the warm pools' other fork servers start: WarmPythonOptions.fillAfter. */
+  fillAfter?: Promise<unknown>;
+  /** The bwrap binary (tests: one that cannot start a sandbox). Default: the system's. */
+  bwrapPath?: string;
+};
+
 /**
  * `testLimits`: the limits the test runs will have (the `limits.tests` profile, or a command's own).
- * `runtimes`: the task runtimes whose warm pools start (full) before this resolves, e.g. those of the
+ * `options.runtimes`: the task runtimes whose warm pools start before this resolves, e.g. those of the
  * loaded task store's tasks; others start on their first run. A started pool of a runtime other than the
  * standard library's is reported through `warn`, with each fork server's resident size.
  */
@@ -27,19 +36,30 @@ export async function createConfiguredSandbox(
   config: SandboxConfig,
   testLimits: StandingLimits,
   warn: (message: string) => void,
-  runtimes: readonly RuntimeName[] = [DEFAULT_RUNTIME],
+  options: ConfiguredSandboxOptions = {},
 ): Promise<Sandbox> {
+  const { runtimes = [DEFAULT_RUNTIME], bwrapPath, fillAfter } = options;
   const images = config.backend === "docker" ? await dockerImages(config, warn) : {};
-  const fresh = (): Promise<WarmBase> => backend(config, testLimits, images, warn);
-  const base = await fresh();
-  if (!config.warmInterpreters) return base;
+  const host = bwrapPath === undefined ? {} : { bwrapPath };
+  const fresh = (): Promise<WarmBase> => backend(config, testLimits, images, warn, host);
+  if (!config.warmInterpreters) return fresh();
+  // The pool's first fork server goes through the same launcher and interpreter as the bwrap
+  // backend's start-up probe, so it is the probe: running both would put two sandbox starts, not one,
+  // before `serve` listens.
+  const base = await backend(config, testLimits, images, warn, { ...host, probe: false });
   let warm: WarmPythonSandbox;
   try {
-    warm = await WarmPythonSandbox.create(base, { slots: config.executionConcurrency, runtimes });
+    warm = await WarmPythonSandbox.create(base, {
+      slots: config.executionConcurrency,
+      runtimes,
+      ...(fillAfter === undefined ? {} : { fillAfter }),
+    });
   } catch (error) {
     if (!isMineditError(error) || error.code !== ErrorCode.Unavailable) throw error;
+    // A fresh sandbox probes: where no sandbox runs at all, that error (bwrap's own message) is the one.
+    const plain = await fresh();
     warn(`warm interpreters unavailable, every execution starts a fresh sandbox: ${error.rawMessage}`);
-    return fresh();
+    return plain;
   }
   for (const { runtime, servers } of await warm.forkServers()) {
     if (runtime === DEFAULT_RUNTIME || servers.length === 0) continue;
@@ -101,8 +121,10 @@ async function backend(
   testLimits: StandingLimits,
   images: Record<RuntimeName, string>,
   warn: (message: string) => void,
+  bwrap: Pick<BwrapOptions, "bwrapPath" | "probe"> = {},
 ): Promise<WarmBase> {
-  if (config.backend !== "docker") return createBwrapSandbox({ pythonPath: config.pythonPath, warn });
+  if (config.backend !== "docker")
+    return createBwrapSandbox({ pythonPath: config.pythonPath, warn, ...bwrap });
   const { DockerSandbox } = await docker();
   return DockerSandbox.create({ ...config.docker, images, maxProcesses: testLimits.maxProcesses });
 }

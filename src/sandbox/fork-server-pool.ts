@@ -33,13 +33,19 @@ export class ForkServerPool {
 
   /**
    * Starts one server and waits for it, so a host where none can run fails here (`MineditError
-   * (Unavailable)`, with what it printed), then starts the other slots' servers in the background: a
-   * run that comes meanwhile takes an idle one or starts its own, and start-up (what `minedit serve`
-   * waits for before it listens) pays for one interpreter, not one per slot on cores that start them in
-   * turn. A background server that fails is started again when a run needs it.
+   * (Unavailable)`, with what it printed). The other slots' servers start with {@link fillRest}.
    */
-  async fill(): Promise<void> {
+  async startOne(): Promise<void> {
     if (this.all.size + this.starting.size === 0) this.release(await this.startServer());
+  }
+
+  /**
+   * Starts the other slots' servers in the background: a run that comes meanwhile takes an idle one or
+   * starts its own, and start-up (what `minedit serve` waits for before it listens) pays for one
+   * interpreter, not one per slot on cores that start them in turn. A background server that fails is
+   * started again when a run needs it.
+   */
+  fillRest(): void {
     while (!this.closed && this.all.size + this.starting.size < this.slots) this.replace();
   }
 

@@ -28,6 +28,7 @@ import {
   parseStarted,
   STOP_FRAME,
 } from "./fork-server-protocol.js";
+import { HARNESS_LOADER } from "./harness-source.js";
 import type { LaunchedProgram } from "./launched-program.js";
 import { stderrShowsOutOfMemory } from "./out-of-memory.js";
 import { RunDeadline } from "./run-deadline.js";
@@ -169,6 +170,7 @@ export class ForkServer {
       runtime: runtime.preload,
       dirs: runtime.scratchDirs,
       inodes: SCRATCH_INODES + SHM_INODES,
+      loader: HARNESS_LOADER,
     });
     const program = base.launchForkServer(source, harness, settings, runtime);
     const server = new ForkServer(program);

@@ -30,7 +30,7 @@ export const INSTALL_SECCOMP = "apt-get install -y python3-seccomp";
 const BUILDER = fileURLToPath(new URL("../../sandbox/seccomp/build_filter.py", import.meta.url));
 /** build_filter.py's exit status when `import seccomp` fails. */
 const NO_BINDINGS = 2;
-/** Both builds take ~0.15 s; this only bounds a wedged interpreter. */
+/** A build takes ~0.15 s; this only bounds a wedged interpreter. */
 const BUILD_TIMEOUT_MS = 60_000;
 
 const cache = new Map<string, Promise<SyscallFilter>>();
@@ -50,42 +50,48 @@ export function loadSyscallFilter(pythonPath: string = DEFAULT_FILTER_PYTHON): P
   return filter;
 }
 
-async function build(pythonPath: string): Promise<SyscallFilter> {
-  const names = (await runBuilder(pythonPath, "names", "")).toString("utf8");
-  let knownSyscalls: string[];
-  try {
-    knownSyscalls = JSON.parse(names) as string[];
-  } catch {
-    throw unavailable(`${BUILDER} names printed ${JSON.stringify(names.slice(0, 200))}, not a JSON list`);
-  }
-  const rules = filterRules(knownSyscalls);
-  const bpf = await runBuilder(
-    pythonPath,
-    "bpf",
-    JSON.stringify({ defaultErrno: UNKNOWN_SYSCALL_ERRNO, rules }),
-  );
-  // Each instruction is 8 bytes; the kernel refuses programs above BPF_MAXINSNS (4096) instructions.
-  if (bpf.length === 0 || bpf.length % 8 !== 0 || bpf.length / 8 > 4096) {
-    throw unavailable(`${BUILDER} wrote ${bpf.length} bytes, not a BPF program the kernel takes`);
-  }
-  return { bpf, knownSyscalls };
-}
-
-function unavailable(message: string): MineditError {
-  return new MineditError(ErrorCode.Unavailable, `syscall filter: ${message}`);
-}
-
-function runBuilder(pythonPath: string, mode: "names" | "bpf", input: string): Promise<Buffer> {
+/**
+ * One run of the builder's dialog (build_filter.py `filter`): it prints the names it knows on one line, the
+ * rules are computed from them here and written back, and it writes the program. One interpreter, not one
+ * per step: each start is ~0.1 s on the path of a `minedit serve` start-up.
+ */
+function build(pythonPath: string): Promise<SyscallFilter> {
   return new Promise((resolve, reject) => {
     // -I: no environment variables, user site-packages or cwd on sys.path (the system's dist-packages,
     // where Debian installs the bindings, stay).
-    const child = spawn(pythonPath, ["-I", BUILDER, mode], {
+    const child = spawn(pythonPath, ["-I", BUILDER, "filter"], {
       stdio: ["pipe", "pipe", "pipe"],
       timeout: BUILD_TIMEOUT_MS,
     });
     const out: Buffer[] = [];
     let err = "";
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    let knownSyscalls: string[] | undefined;
+    let refused: MineditError | undefined;
+    /** The first line is the names' JSON; answered once it is whole (BPF bytes may hold newlines: after it). */
+    const answerNames = () => {
+      const received = Buffer.concat(out);
+      const end = received.indexOf(0x0a);
+      if (end < 0) return;
+      const names = received.subarray(0, end).toString("utf8");
+      let rules: ReturnType<typeof filterRules>;
+      try {
+        const parsed: unknown = JSON.parse(names);
+        if (!Array.isArray(parsed) || !parsed.every((name) => typeof name === "string")) throw new Error();
+        rules = filterRules(parsed);
+        knownSyscalls = parsed;
+      } catch {
+        refused = unavailable(
+          `${BUILDER} printed ${JSON.stringify(names.slice(0, 200))}, not a JSON list of names`,
+        );
+        child.kill();
+        return;
+      }
+      child.stdin.end(JSON.stringify({ defaultErrno: UNKNOWN_SYSCALL_ERRNO, rules }));
+    };
+    child.stdout.on("data", (chunk: Buffer) => {
+      out.push(chunk);
+      if (knownSyscalls === undefined && refused === undefined) answerNames();
+    });
     child.stderr.on("data", (chunk: Buffer) => {
       err += chunk.toString("utf8");
     });
@@ -93,7 +99,7 @@ function runBuilder(pythonPath: string, mode: "names" | "bpf", input: string): P
       reject(unavailable(`cannot run ${pythonPath} to build it (${error.message})`));
     });
     child.on("close", (code, signal) => {
-      if (code === 0) return resolve(Buffer.concat(out));
+      if (refused !== undefined) return reject(refused);
       if (code === NO_BINDINGS) {
         return reject(
           unavailable(
@@ -102,11 +108,26 @@ function runBuilder(pythonPath: string, mode: "names" | "bpf", input: string): P
           ),
         );
       }
-      reject(unavailable(`${BUILDER} ${mode} failed (${signal ?? `exit ${code}`}): ${err.trim()}`));
+      if (code !== 0 || knownSyscalls === undefined) {
+        const status = code === 0 ? "exit 0 before printing the names" : (signal ?? `exit ${code}`);
+        return reject(unavailable(`${BUILDER} failed (${status}): ${err.trim()}`));
+      }
+      const received = Buffer.concat(out);
+      const bpf = received.subarray(received.indexOf(0x0a) + 1);
+      // Each instruction is 8 bytes; the kernel refuses programs above BPF_MAXINSNS (4096) instructions.
+      if (bpf.length === 0 || bpf.length % 8 !== 0 || bpf.length / 8 > 4096) {
+        return reject(
+          unavailable(`${BUILDER} wrote ${bpf.length} bytes, not a BPF program the kernel takes`),
+        );
+      }
+      resolve({ bpf: Buffer.from(bpf), knownSyscalls });
     });
     child.stdin.on("error", () => {}); // an early exit is reported by "close"
-    child.stdin.end(input);
   });
+}
+
+function unavailable(message: string): MineditError {
+  return new MineditError(ErrorCode.Unavailable, `syscall filter: ${message}`);
 }
 
 /** The part of Docker's seccomp profile format (moby's profiles/seccomp) these profiles use. */

@@ -16,16 +16,15 @@
  * fork server it cannot ptrace. A sandbox that dies, is cancelled, or cannot be made clean is discarded
  * and replaced. Different slots are different sandboxes, so concurrent executions share nothing.
  */
-import { readFileSync } from "node:fs";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
 import type { ForkServerHost, ForkServerInfo } from "./fork-server.js";
 import { ForkServerPool, type PoolSources } from "./fork-server-pool.js";
+import { HARNESS_SOURCE } from "./harness-source.js";
 import { pythonSource } from "./python-source.js";
 import { DEFAULT_RUNTIME, type RuntimeName } from "./runtimes.js";
 import type { ExecutionRequest, ExecutionResult, Sandbox } from "./sandbox.js";
 
 const FORK_SERVER_SOURCE = pythonSource("forkserver.py");
-const HARNESS_SOURCE = readFileSync(new URL("../../sandbox/python/harness.py", import.meta.url), "utf8");
 
 /**
  * Imported once per fork server: everything the harness imports for any test style, by statement or by name
@@ -67,8 +66,14 @@ export function runsWarm(request: ExecutionRequest): boolean {
 export type WarmPythonOptions = {
   /** Fork servers (sandboxes) per runtime at most, i.e. warm executions of one runtime at once. */
   slots: number;
-  /** The runtimes whose pools start, full, before `create` resolves (default: the standard library's). */
+  /** The runtimes whose pools start before `create` resolves (default: the standard library's). */
   runtimes?: readonly RuntimeName[];
+  /**
+   * When their other servers start (one each is up when `create` resolves): once this settles; at once
+   * when absent. `minedit serve` passes its listening, so that on a small machine they do not take the
+   * CPU its start-up needs (on 2 cores, 0.6 s of it); a run before then starts what it needs itself.
+   */
+  fillAfter?: Promise<unknown>;
 };
 
 /** The live fork servers of one runtime's pool. */
@@ -96,9 +101,9 @@ export class WarmPythonSandbox implements Sandbox {
 
   /**
    * Starts the pools of `runtimes` on `base`, `slots` fork servers each, and waits until each has one up
-   * (the others start in the background: ForkServerPool.fill), so a host where they cannot run fails here,
-   * once, with `MineditError(Unavailable)` (the caller may then use `base` alone), and a runtime that is
-   * not installed with `FailedPrecondition` naming it.
+   * (the others start in the background, after `options.fillAfter`: ForkServerPool.fillRest), so a host
+   * where they cannot run fails here, once, with `MineditError(Unavailable)` (the caller may then use
+   * `base` alone), and a runtime that is not installed with `FailedPrecondition` naming it.
    */
   static async create(base: WarmBase, options: WarmPythonOptions): Promise<WarmPythonSandbox> {
     if (!Number.isSafeInteger(options.slots) || options.slots <= 0) {
@@ -109,7 +114,18 @@ export class WarmPythonSandbox implements Sandbox {
     const sandbox = new WarmPythonSandbox(base, options.slots);
     try {
       const names = [...new Set(options.runtimes ?? [DEFAULT_RUNTIME])];
-      await Promise.all(names.map(async (name) => (await sandbox.pool(name)).fill()));
+      const pools = await Promise.all(
+        names.map(async (name) => {
+          const pool = await sandbox.pool(name);
+          await pool.startOne();
+          return pool;
+        }),
+      );
+      const fillRest = () => {
+        for (const pool of pools) pool.fillRest();
+      };
+      if (options.fillAfter === undefined) fillRest();
+      else options.fillAfter.then(fillRest, fillRest);
     } catch (error) {
       await sandbox.close();
       throw error;

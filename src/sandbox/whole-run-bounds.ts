@@ -14,7 +14,7 @@
  * naming what is then not bounded, and the sandbox runs with per-process limits alone (and the fork
  * servers' own inode check, sandbox/python/forkserver.py).
  */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,27 +64,41 @@ export class WholeRunBounds {
     return new WholeRunBounds(null, null, options);
   }
 
-  /** As root: whatever of the cgroups and the scratch mounts works on this host. */
-  static open(options: WholeRunBoundsOptions): WholeRunBounds {
+  /**
+   * As root: whatever of the cgroups and the scratch mounts works on this host. The two trials are
+   * launches of their own, side by side.
+   */
+  static async open(options: WholeRunBoundsOptions): Promise<WholeRunBounds> {
     const mode = `mode=0755,uid=${options.uid},gid=${options.gid},nosuid,nodev`;
-    let mounts: { scratch: string; shm: string } | null = {
+    const wanted = {
       scratch: `size=${options.scratchBytes},nr_inodes=${SCRATCH_INODES},${mode}`,
       shm: `size=${options.shmBytes},nr_inodes=${SHM_INODES},${mode}`,
     };
     const missing = ["unshare", "mount"].filter(
       (tool) => !executable(`/usr/bin/${tool}`) && !executable(`/bin/${tool}`),
     );
-    let mountProblem = missing.length > 0 ? `no ${missing.join(" or ")} (util-linux, mount)` : null;
-    if (mountProblem === null) {
+    const mountTrial = async (): Promise<string | null> => {
+      if (missing.length > 0) return `no ${missing.join(" or ")} (util-linux, mount)`;
       try {
         for (const dir of ["tmp", "shm"]) mkdirSync(join(MOUNT_DIR, dir), { recursive: true, mode: 0o755 });
-        mountProblem = tryEnter("-", mounts);
       } catch (error) {
-        mountProblem = `cannot make ${MOUNT_DIR} (${(error as Error).message})`;
+        return `cannot make ${MOUNT_DIR} (${(error as Error).message})`;
       }
-    }
+      return tryEnter("-", wanted);
+    };
+    const opened = RunCgroups.open();
+    const cgroupTrial = async (): Promise<string | null> => {
+      if (!(opened instanceof RunCgroups)) return null;
+      const probe = opened.create({ memoryBytes: 256 * 1024 * 1024, maxProcesses: 16 });
+      try {
+        return await tryEnter(probe.procsFiles.join(":"), null);
+      } finally {
+        probe.remove();
+      }
+    };
+    const [mountProblem, cgroupProblem] = await Promise.all([mountTrial(), cgroupTrial()]);
+    const mounts = mountProblem === null ? wanted : null;
     if (mountProblem !== null) {
-      mounts = null;
       options.warn(
         notBounded(
           "scratch inodes",
@@ -94,15 +108,13 @@ export class WholeRunBounds {
       );
     }
     let cgroups: RunCgroups | null = null;
-    const opened = RunCgroups.open();
     if (opened instanceof RunCgroups) {
-      const probe = opened.create({ memoryBytes: 256 * 1024 * 1024, maxProcesses: 16 });
-      const problem = tryEnter(probe.procsFiles.join(":"), null);
-      probe.remove();
-      if (problem === null) cgroups = opened;
+      if (cgroupProblem === null) cgroups = opened;
       else {
         opened.close();
-        options.warn(notBounded("memory and processes", `cannot enter a cgroup: ${problem}`, PER_PROCESS));
+        options.warn(
+          notBounded("memory and processes", `cannot enter a cgroup: ${cgroupProblem}`, PER_PROCESS),
+        );
       }
     } else options.warn(notBounded("memory and processes", opened.unavailable, PER_PROCESS));
     return new WholeRunBounds(cgroups, mounts, options);
@@ -223,11 +235,14 @@ function enterCommand(
 }
 
 /** Runs the entering script with `true` as the command: null when it works, else what it said. */
-function tryEnter(procs: string, mounts: { scratch: string; shm: string } | null): string | null {
+function tryEnter(procs: string, mounts: { scratch: string; shm: string } | null): Promise<string | null> {
   const [command, ...args] = enterCommand(procs, mounts, ["/bin/true"]);
-  const result = spawnSync(command as string, args, { encoding: "utf8", timeout: 10_000 });
-  if (result.status === 0) return null;
-  return (result.stderr || result.error?.message || `exit ${result.status}`).trim().split("\n")[0] ?? "";
+  return new Promise((resolve) => {
+    execFile(command as string, args, { encoding: "utf8", timeout: 10_000 }, (error, _stdout, stderr) => {
+      if (error === null) return resolve(null);
+      resolve((stderr || error.message || `exit ${error.code}`).trim().split("\n")[0] ?? "");
+    });
+  });
 }
 
 function executable(path: string): boolean {

@@ -33,6 +33,20 @@ export type ScoringEngine = {
   close(): Promise<void>;
 };
 
+export type ScoringEngineOptions = {
+  /** Where start-up lines go (default: stderr, prefixed `minedit: `). */
+  log?: (line: string) => void;
+  /** Wraps the sandbox once created, before anything runs in it (the service's metrics count its runs). */
+  wrapSandbox?: (sandbox: Sandbox) => Sandbox;
+  /** Called as the ground-truth gate finishes each task (it takes half a minute on a real task set). */
+  onGateProgress?: (done: number, total: number) => void;
+  /**
+   * When the warm pools' other fork servers start (WarmPythonOptions.fillAfter): the service passes its
+   * listening. Default: at once.
+   */
+  fillPoolsAfter?: Promise<unknown>;
+};
+
 /**
  * Starts an engine. `taskFiles` are the JSONL task files to load (the caller resolves defaults);
  * `execute: false` scores without running tests (every program that parses passes). A task file with a
@@ -42,12 +56,14 @@ export async function startScoringEngine(
   config: Config,
   taskFiles: readonly string[],
   execute: boolean,
-  log: (line: string) => void = (line) => process.stderr.write(`minedit: ${line}\n`),
-  /** Wraps the sandbox once created, before anything runs in it (the service's metrics count its runs). */
-  wrapSandbox: (sandbox: Sandbox) => Sandbox = (sandbox) => sandbox,
-  /** Called as the ground-truth gate finishes each task (it takes half a minute on a real task set). */
-  onGateProgress?: (done: number, total: number) => void,
+  options: ScoringEngineOptions = {},
 ): Promise<ScoringEngine> {
+  const {
+    log = (line: string) => process.stderr.write(`minedit: ${line}\n`),
+    wrapSandbox = (sandbox: Sandbox) => sandbox,
+    onGateProgress,
+    fillPoolsAfter,
+  } = options;
   // The workers start first: loading their modules is the longest part of start-up, and needs no task.
   const pool = new MetricsPool(config.pool.threads, {
     programCacheBytes: config.pool.programCacheBytes,
@@ -67,7 +83,10 @@ export async function startScoringEngine(
     const [checked, created] = await Promise.allSettled([
       checkTasks(pool, tasks, config),
       execute
-        ? createConfiguredSandbox(config.sandbox, config.limits.tests, log, tasks.runtimes())
+        ? createConfiguredSandbox(config.sandbox, config.limits.tests, log, {
+            runtimes: tasks.runtimes(),
+            ...(fillPoolsAfter === undefined ? {} : { fillAfter: fillPoolsAfter }),
+          })
         : Promise.resolve(null),
     ]);
     if (created.status === "fulfilled" && created.value !== null) sandbox = wrapSandbox(created.value);

@@ -71,9 +71,17 @@ export async function startService(
   const grpcModules = Promise.all([import("./server.js"), import("./call-observer.js")]);
   grpcModules.catch(() => {}); // awaited below; a failure is reported there
   const metrics = new ServiceMetrics();
-  const engine = await startScoringEngine(config, taskFiles, execute, log, (sandbox) =>
-    meteredSandbox(sandbox, metrics),
-  );
+  // The warm pools' other fork servers start once the endpoints listen: on a small machine they would
+  // take the CPU the start-up needs (0.6 s of it on 2 cores). Calls before then start what they need.
+  let listening = () => {};
+  const listened = new Promise<void>((resolve) => {
+    listening = resolve;
+  });
+  const engine = await startScoringEngine(config, taskFiles, execute, {
+    log,
+    wrapSandbox: (sandbox) => meteredSandbox(sandbox, metrics),
+    fillPoolsAfter: listened,
+  });
   let queue: QueueRolloutScorer | null = null;
   let worker: RunningQueueWorker | null = null;
   try {
@@ -145,6 +153,7 @@ export async function startService(
             await Promise.all([server.close(), openrlhf?.close()]);
             throw error;
           });
+    listening();
     let closing: Promise<void> | undefined;
     const drainAndClose = async (): Promise<void> => {
       const { drainTimeoutMs } = config.server;

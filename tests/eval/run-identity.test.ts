@@ -93,14 +93,10 @@ describe("progress", () => {
       writeFileSync(file, `${rows.join("\n")}\n`);
       const config = parseConfig({ pool: { threads: 1 }, tasks: { gateCacheDir: join(dir, "gate") } });
       const seen: [number, number][] = [];
-      const engine = await startScoringEngine(
-        config,
-        [file],
-        true,
-        () => {},
-        undefined,
-        (done, total) => seen.push([done, total]),
-      );
+      const engine = await startScoringEngine(config, [file], true, {
+        log: () => {},
+        onGateProgress: (done, total) => seen.push([done, total]),
+      });
       await engine.close();
       expect(seen).toEqual([
         [1, 3],

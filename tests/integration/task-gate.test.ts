@@ -48,7 +48,7 @@ async function start(file = taskFile): Promise<{ engine: ScoringEngine; lines: s
     sandbox: { executionConcurrency: 2 },
     tasks: { gateCacheDir: cacheDir },
   });
-  const engine = await startScoringEngine(config, [file], true, (line) => lines.push(line));
+  const engine = await startScoringEngine(config, [file], true, { log: (line) => lines.push(line) });
   engines.push(engine);
   return { engine, lines };
 }
@@ -145,7 +145,7 @@ describe("the ground-truth gate", () => {
       sandbox: { executionConcurrency: 2, cpuTimeMs: 1000 },
       tasks: { gateCacheDir: join(dir, "cache-slow-cpu") },
     });
-    const engine = await startScoringEngine(config, [file], true, (line) => lines.push(line));
+    const engine = await startScoringEngine(config, [file], true, { log: (line) => lines.push(line) });
     engines.push(engine);
     expect(lines[0]).toMatch(/1 of 1 repair tasks served, 0 refused/);
     const gold = await scoreOne(engine, "gate/slow-cpu", fence(`${burn}    return a + b\n`));

@@ -12,8 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { parseConfig } from "../../src/config.js";
 import { ErrorCode, isMineditError } from "../../src/errors.js";
 import { type BwrapSandbox, createBwrapSandbox } from "../../src/sandbox/bwrap.js";
+import { createConfiguredSandbox } from "../../src/sandbox/create.js";
 import { reachableByOthers, reachableSource } from "../../src/sandbox/reachable-source.js";
 import { DEFAULT_LIMITS, type ExecutionLimits, type ExecutionRequest } from "../../src/sandbox/sandbox.js";
 import { skipUnless } from "../setup/skip.js";
@@ -428,6 +430,43 @@ describe("cancellation and failures of the sandbox", () => {
         (e: unknown) => e,
       );
       expect(isMineditError(error) && error.code === ErrorCode.Unavailable).toBe(true);
+    }
+  });
+
+  // create.ts starts the warm pool without the probe (its first fork server goes through the same
+  // launcher): on a host where no sandbox starts, the start must still fail with bwrap's own message.
+  test("a host where bwrap cannot start a sandbox fails the start with bwrap's message, warm or not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "minedit-bwrap-"));
+    chmodSync(dir, 0o755); // as root the launcher runs bwrap as the sandbox's user
+    const bwrap = join(dir, "bwrap");
+    const refusal = "bwrap: No permissions to create a new namespace (a stand-in for this test)";
+    writeFileSync(
+      bwrap,
+      `#!/bin/sh\n[ "$1" = --help ] && { echo "usage: bwrap --size --disable-userns"; exit 0; }\necho "${refusal}" >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    try {
+      const unprobed = await createBwrapSandbox({ bwrapPath: bwrap, probe: false });
+      await unprobed.close(); // nothing ran: the caller's first run will tell
+      const probed = await createBwrapSandbox({ bwrapPath: bwrap }).catch((e: unknown) => e);
+      expect(isMineditError(probed) && probed.code === ErrorCode.Unavailable).toBe(true);
+      expect((probed as Error).message).toContain(refusal);
+      for (const warmInterpreters of [true, false]) {
+        const warnings: string[] = [];
+        const config = parseConfig({ sandbox: { warmInterpreters, executionConcurrency: 2 } });
+        const error = await createConfiguredSandbox(
+          config.sandbox,
+          config.limits.tests,
+          (line) => warnings.push(line),
+          { bwrapPath: bwrap },
+        ).catch((e: unknown) => e);
+        expect(isMineditError(error) && error.code === ErrorCode.Unavailable, String(error)).toBe(true);
+        expect((error as Error).message).toContain(refusal);
+        // Not "warm interpreters unavailable": the sandbox itself is, which the error says.
+        expect(warnings).toEqual([]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
