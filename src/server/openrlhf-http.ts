@@ -122,6 +122,9 @@ export type RunningHttpServer = {
 /** The request path of OpenRLHF's remote reward model. */
 export const OPENRLHF_PATH = "/get_reward";
 
+/** Connections waiting to be accepted, at most (see the listen call for why so many). */
+const ACCEPT_BACKLOG = 4096;
+
 /** HTTP status of every {@link ErrorCode}: the one place errors become HTTP statuses for this endpoint. */
 const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.InvalidArgument]: 400,
@@ -457,7 +460,13 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
         ),
       );
     });
-    server.listen(config.openrlhfPort, config.host, () => resolve((server.address() as AddressInfo).port));
+    // OpenRLHF sends every sample of a step as a request of its own, all at once (v0.11.0 agent.py
+    // _fetch_rewards_via_http): the accept queue must hold a step's burst while the event loop is busy
+    // (the kernel caps it at net.core.somaxconn, 4,096 by default). Node's default of 511 let 62 of the
+    // Python client's 4,096 contract requests be reset on a loaded machine; a backlog of 16 resets 1,194.
+    server.listen({ port: config.openrlhfPort, host: config.host, backlog: ACCEPT_BACKLOG }, () =>
+      resolve((server.address() as AddressInfo).port),
+    );
   });
 
   let closing: Promise<void> | undefined;
