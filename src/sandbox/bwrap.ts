@@ -311,8 +311,9 @@ export class BwrapSandbox implements Sandbox {
     }
 
     // What asks other processes — bwrap's flags, the whole-run bounds' trial launches, the syscall filter
-    // and the library view (each an interpreter; the view asks dpkg too) — runs side by side: one after
-    // the other they were ~0.4 s of every start-up.
+    // and the library view (each an interpreter; the view asks dpkg too) — runs side by side rather than
+    // blocking this thread in turn (on 2 busy cores that alone gained nothing measurable: the start-up is
+    // CPU-bound, benchmarks/README.md "Start-up").
     const host = Promise.all([
       options.syscallFilter === false ? null : syscallFilterFor(python).then((f) => f.bpf),
       (async (): Promise<{ libraryDirs: LibraryDirs; standard: LibraryView }> => {
@@ -792,10 +793,6 @@ function spawnBwrap(
   return child;
 }
 
-/**
- * The syscall filter, built by the sandbox's interpreter (it must import libseccomp's bindings, which
- * Debian installs for its /usr/bin/python3), or by Debian's when another interpreter is configured.
- */
 /** What `bwrap --help` prints (stdout and stderr; empty when it cannot run): the flags it knows. */
 function helpText(bwrap: string): Promise<string> {
   return new Promise((resolve) => {
@@ -805,6 +802,10 @@ function helpText(bwrap: string): Promise<string> {
   });
 }
 
+/**
+ * The syscall filter, built by the sandbox's interpreter (it must import libseccomp's bindings, which
+ * Debian installs for its /usr/bin/python3), or by Debian's when another interpreter is configured.
+ */
 async function syscallFilterFor(python: string): Promise<SyscallFilter> {
   try {
     return await loadSyscallFilter(python);
