@@ -460,10 +460,11 @@ export async function startOpenRlhfServer(options: OpenRlhfServerOptions): Promi
         ),
       );
     });
-    // OpenRLHF sends every sample of a step as a request of its own, all at once (v0.11.0 agent.py
-    // _fetch_rewards_via_http): the accept queue must hold a step's burst while the event loop is busy
-    // (the kernel caps it at net.core.somaxconn, 4,096 by default). Node's default of 511 let 62 of the
-    // Python client's 4,096 contract requests be reset on a loaded machine; a backlog of 16 resets 1,194.
+    // OpenRLHF sends every sample of a step as a request of its own, all at once (openrlhf/utils/agent.py
+    // at v0.11.0, 3c3be623: SingleTurnAgentExecutor._fetch_rewards_via_http, which
+    // clients/python/tests/test_contract_openrlhf.py mirrors): the accept queue must hold a step's burst
+    // while the event loop is busy (the kernel caps it at net.core.somaxconn, 4,096 by default). Node's
+    // default of 511 let 62 of that test's 4,096 requests be reset on a loaded machine; 16 resets 1,194.
     server.listen({ port: config.openrlhfPort, host: config.host, backlog: ACCEPT_BACKLOG }, () =>
       resolve((server.address() as AddressInfo).port),
     );
