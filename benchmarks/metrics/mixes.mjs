@@ -71,8 +71,15 @@ const IN_FLIGHT = 6;
 const REPEATS = 3;
 /** The run of median wall time among `runs`. */
 const medianRun = (runs) => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
-/** Rollouts of other tasks that warm the pool's JIT before a mix is timed. */
-const WARMUP_ROWS = 10_240;
+/**
+ * Rollouts of other tasks that warm the pool's JIT before a mix is timed, and how many tasks they cover.
+ * "Warm" is a server's steady state: after 10,240 rollouts of 32 tasks, V8's compiler threads still used
+ * about as much CPU as the worker during the timed stdlib run (180–270 ms against its 190 ms: the parser,
+ * lexer and unparser meeting code shapes the warm-up had not shown, deoptimized and compiled again); after
+ * 40,960 of up to 128 tasks, 40–110 ms (per-thread CPU from /proc/self/task, 2026-12-07).
+ */
+const WARMUP_ROWS = 40_960;
+const WARMUP_TASKS = 128;
 
 const loadNow = () =>
   loadavg()
@@ -236,10 +243,10 @@ function warmupFor(mix, mixTasks, workDir) {
   const functions = mix.source === "stdlib" ? stdlibFunctions : bigcodebenchFunctions;
   let other = selectTasks(functions, 2, Number.POSITIVE_INFINITY)
     .filter((t) => !ids.has(t.id))
-    .slice(0, 32);
+    .slice(0, WARMUP_TASKS);
   if (other.length < 8) {
     const otherFunctions = mix.source === "stdlib" ? bigcodebenchFunctions : stdlibFunctions;
-    if (otherFunctions !== null) other = selectTasks(otherFunctions, 2, 32);
+    if (otherFunctions !== null) other = selectTasks(otherFunctions, 2, WARMUP_TASKS);
   }
   const rolloutsFile = join(workDir, "warmup.jsonl");
   writeScoreFiles({

@@ -76,6 +76,7 @@ import type { Duplex, Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
+import { fileStamp, HostFactsCache } from "./host-facts-cache.js";
 import type { LaunchedProgram } from "./launched-program.js";
 import { stderrShowsOutOfMemory } from "./out-of-memory.js";
 import { OutputCollector } from "./output-capture.js";
@@ -793,12 +794,22 @@ function spawnBwrap(
   return child;
 }
 
-/** What `bwrap --help` prints (stdout and stderr; empty when it cannot run): the flags it knows. */
-function helpText(bwrap: string): Promise<string> {
-  return new Promise((resolve) => {
-    execFile(bwrap, ["--help"], { encoding: "utf8", timeout: 10_000 }, (_error, stdout, stderr) =>
-      resolve(`${stdout ?? ""}${stderr ?? ""}`),
-    );
+/**
+ * What `bwrap --help` prints (stdout and stderr; empty when it cannot run): the flags it knows. `facts`:
+ * where it is remembered between processes (tests: a directory of their own).
+ */
+export function helpText(bwrap: string, facts: HostFactsCache = new HostFactsCache()): Promise<string> {
+  const ask = () =>
+    new Promise<string>((resolve) => {
+      execFile(bwrap, ["--help"], { encoding: "utf8", timeout: 10_000 }, (_error, stdout, stderr) =>
+        resolve(`${stdout ?? ""}${stderr ?? ""}`),
+      );
+    });
+  // Remembered between processes (host-facts-cache.ts) only when it lists the one flag required: an
+  // answer without it may be a bwrap that failed to run, and is asked again next time.
+  return facts.remember(["bwrap --help", fileStamp(bwrap)], ask, {
+    parse: (value) => (typeof value === "string" ? value : null),
+    keep: (text) => text.includes("--size"),
   });
 }
 

@@ -32,6 +32,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { runHostCommand, SYSTEM_ENV } from "./host-command.js";
+import { fileStamp, HostFactsCache } from "./host-facts-cache.js";
 import type { LibraryEntry, LibraryView } from "./library-view.js";
 import { directoryStamp, LibraryViewCache } from "./library-view-cache.js";
 
@@ -280,6 +281,9 @@ const isDirectory = (dir: string) => {
   }
 };
 
+/** What {@link LIBRARY_DIRS} prints. */
+const FoundDirsSchema = z.object({ site: z.array(z.string()), stdlib: z.string() });
+
 /**
  * The directories the interpreter at `pythonPath` finds modules in: its library directories
  * (`site.getsitepackages()`: Debian's /usr/local/lib/python3.X/dist-packages, /usr/lib/python3/dist-packages
@@ -287,14 +291,24 @@ const isDirectory = (dir: string) => {
  * standard library's (/usr/lib/python3.X), those that exist as directories. Throws when the interpreter
  * cannot be run.
  */
-export async function interpreterLibraryDirs(pythonPath: string): Promise<LibraryDirs> {
-  const { code, stdout, stderr } = await runHostCommand(pythonPath, ["-s", "-c", LIBRARY_DIRS], {});
-  if (code !== 0) {
-    throw new Error(
-      `cannot ask ${pythonPath} for its library directories: ${stderr.trim() || `exit ${code}`}`,
-    );
-  }
-  const found = z.object({ site: z.array(z.string()), stdlib: z.string() }).parse(JSON.parse(stdout));
+export async function interpreterLibraryDirs(
+  pythonPath: string,
+  facts: HostFactsCache = new HostFactsCache(),
+): Promise<LibraryDirs> {
+  const ask = async () => {
+    const { code, stdout, stderr } = await runHostCommand(pythonPath, ["-s", "-c", LIBRARY_DIRS], {});
+    if (code !== 0) {
+      throw new Error(
+        `cannot ask ${pythonPath} for its library directories: ${stderr.trim() || `exit ${code}`}`,
+      );
+    }
+    return FoundDirsSchema.parse(JSON.parse(stdout));
+  };
+  // What the interpreter answers is remembered between processes (host-facts-cache.ts); which of the
+  // directories exist is looked at each time.
+  const found = await facts.remember(["library directories", fileStamp(pythonPath), LIBRARY_DIRS], ask, {
+    parse: (value) => FoundDirsSchema.safeParse(value).data ?? null,
+  });
   return {
     site: [...new Set(found.site)].filter(isDirectory),
     stdlib: isDirectory(found.stdlib) ? found.stdlib : null,

@@ -10,8 +10,10 @@
  * filter is never silently left out (MineditError Unavailable, saying what to install).
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { ErrorCode, MineditError } from "../errors.js";
+import { contentDigest, type FactCodec, fileStamp, HostFactsCache } from "./host-facts-cache.js";
 import { EPERM, type FilterRule, filterRules, UNKNOWN_SYSCALL_ERRNO } from "./syscall-policy.js";
 
 /** The filter for one host: the BPF program and the names it was built from. */
@@ -37,17 +39,66 @@ const cache = new Map<string, Promise<SyscallFilter>>();
 
 /**
  * The filter built with `pythonPath` (the sandbox's interpreter, which must import `seccomp`), once per
- * process and interpreter. Rejects with `MineditError(Unavailable)` when it cannot be built, saying what
- * to install; a failed build is not cached, so a later call tries again.
+ * process and interpreter, and remembered on disk between processes (host-facts-cache.ts). Rejects with
+ * `MineditError(Unavailable)` when it cannot be built, saying what to install; a failed build is not
+ * cached, so a later call tries again.
  */
 export function loadSyscallFilter(pythonPath: string = DEFAULT_FILTER_PYTHON): Promise<SyscallFilter> {
   let filter = cache.get(pythonPath);
   if (filter === undefined) {
-    filter = build(pythonPath);
+    filter = rememberedFilter(pythonPath, new HostFactsCache());
     cache.set(pythonPath, filter);
     filter.catch(() => cache.delete(pythonPath));
   }
   return filter;
+}
+
+const NAMES: FactCodec<string[]> = {
+  parse: (value) =>
+    Array.isArray(value) && value.length > 0 && value.every((name) => typeof name === "string")
+      ? value
+      : null,
+};
+const PROGRAM: FactCodec<Buffer> = {
+  parse: (value) => {
+    if (typeof value !== "string") return null;
+    const bpf = Buffer.from(value, "base64");
+    return isBpfProgram(bpf) ? bpf : null;
+  },
+  serialize: (bpf) => bpf.toString("base64"),
+};
+
+/**
+ * The filter from `facts` when both its parts are remembered, else built (and both remembered). The names
+ * depend on the interpreter and its libseccomp (a package: in the facts' key) and the builder; the
+ * program on those and the rules computed here from the names, so a change of the policy is a miss
+ * without anything to bump. The bytes are the builder's own, as when it runs (syscall-filter.test.ts).
+ */
+export async function rememberedFilter(pythonPath: string, facts: HostFactsCache): Promise<SyscallFilter> {
+  const asked = [fileStamp(pythonPath), contentDigest(BUILDER)];
+  const namesKey = ["syscall names", ...asked];
+  const programKey = (names: readonly string[]) => [
+    "syscall filter",
+    ...asked,
+    createHash("sha256").update(builderInput(names)).digest("hex"),
+  ];
+  const knownSyscalls = facts.lookup(namesKey, NAMES);
+  const bpf = knownSyscalls === null ? null : facts.lookup(programKey(knownSyscalls), PROGRAM);
+  if (knownSyscalls !== null && bpf !== null) return { bpf, knownSyscalls };
+  const built = await build(pythonPath);
+  facts.store(namesKey, [...built.knownSyscalls], NAMES);
+  facts.store(programKey(built.knownSyscalls), built.bpf, PROGRAM);
+  return built;
+}
+
+/** What the builder reads on stdin once it has printed `names`: the rules computed from them. */
+function builderInput(names: readonly string[]): string {
+  return JSON.stringify({ defaultErrno: UNKNOWN_SYSCALL_ERRNO, rules: filterRules(names) });
+}
+
+/** Each instruction is 8 bytes; the kernel refuses programs above BPF_MAXINSNS (4096) instructions. */
+function isBpfProgram(bpf: Buffer): boolean {
+  return bpf.length > 0 && bpf.length % 8 === 0 && bpf.length / 8 <= 4096;
 }
 
 /**
@@ -73,11 +124,11 @@ function build(pythonPath: string): Promise<SyscallFilter> {
       const end = received.indexOf(0x0a);
       if (end < 0) return;
       const names = received.subarray(0, end).toString("utf8");
-      let rules: ReturnType<typeof filterRules>;
+      let input: string;
       try {
         const parsed: unknown = JSON.parse(names);
         if (!Array.isArray(parsed) || !parsed.every((name) => typeof name === "string")) throw new Error();
-        rules = filterRules(parsed);
+        input = builderInput(parsed);
         knownSyscalls = parsed;
       } catch {
         refused = unavailable(
@@ -86,7 +137,7 @@ function build(pythonPath: string): Promise<SyscallFilter> {
         child.kill();
         return;
       }
-      child.stdin.end(JSON.stringify({ defaultErrno: UNKNOWN_SYSCALL_ERRNO, rules }));
+      child.stdin.end(input);
     };
     child.stdout.on("data", (chunk: Buffer) => {
       out.push(chunk);
@@ -114,8 +165,7 @@ function build(pythonPath: string): Promise<SyscallFilter> {
       }
       const received = Buffer.concat(out);
       const bpf = received.subarray(received.indexOf(0x0a) + 1);
-      // Each instruction is 8 bytes; the kernel refuses programs above BPF_MAXINSNS (4096) instructions.
-      if (bpf.length === 0 || bpf.length % 8 !== 0 || bpf.length / 8 > 4096) {
+      if (!isBpfProgram(bpf)) {
         return reject(
           unavailable(`${BUILDER} wrote ${bpf.length} bytes, not a BPF program the kernel takes`),
         );

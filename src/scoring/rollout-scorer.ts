@@ -22,10 +22,9 @@
  */
 import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { Linter } from "../analyzers/linter.js";
+import type { Linter } from "../analyzers/linter.js";
 import { type Config, mergeRewardOverride, type RewardConfig, type RewardOverride } from "../config.js";
 import { extractProgram } from "../core/extract-program.js";
-import { loadPythonGrammar } from "../core/python/grammar.js";
 import { computeReward, REWARD_DEFINITION_VERSION, type Verdict } from "../core/reward.js";
 import type { RolloutScore } from "../core/score-rollout.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
@@ -36,20 +35,11 @@ import type { MetricsPool } from "../workers/metrics-pool.js";
 import { AsyncQueue } from "./async-queue.js";
 import { Semaphore } from "./execution-slots.js";
 import { type GoldCheck, InlineGoldChecks } from "./inline-gold-check.js";
-import { type InferredRuntime, InlineRuntimes } from "./inline-runtime.js";
+import type { InferredRuntime, InlineRuntimes } from "./inline-runtime.js";
 import { executionLimits } from "./limits.js";
 import { ResultCache } from "./result-cache.js";
 import type { RolloutInput, RolloutOutput, RolloutScorer } from "./rollout.js";
-import {
-  InvalidLintOriginal,
-  LintBatch,
-  type LintScore,
-  lintRevision,
-  lintRewardVersion,
-  type PreparedLintTask,
-  prepareLintTask,
-  unrunLintScore,
-} from "./score-lint.js";
+import type { LintScore, PreparedLintTask } from "./score-lint.js";
 import { SharedRuns } from "./shared-runs.js";
 import type { StoredTask, TaskStore } from "./task-store.js";
 
@@ -129,12 +119,31 @@ type ResolvedTask = {
 };
 type ResolvedLintTask = { kind: "lint"; key: string; task: PreparedLintTask };
 
+/**
+ * What a call needs on this thread beyond repair tasks, imported by the first call that needs it: the lint
+ * scorer (score-lint.ts: the Python normalizer and tokenizer, the analyzers' settings) and the runtime
+ * inference of inline tasks (the Python parser). A server of repair tasks never loads them, and no
+ * server loads them during its start (~0.15 s of its main thread on 2 cores).
+ */
+type ScoreLint = typeof import("./score-lint.js");
+let scoreLint: Promise<ScoreLint> | null = null;
+const loadScoreLint = (): Promise<ScoreLint> => {
+  scoreLint ??= import("./score-lint.js");
+  return scoreLint;
+};
+const loadPythonGrammar = async (): Promise<void> => {
+  await (await import("../core/python/grammar.js")).loadPythonGrammar();
+};
+
+/** The thread's lint scorer and runtime inference, when the call has rollouts that need them. */
+type CallAnalysis = { lint: ScoreLint | null; runtimes: InlineRuntimes | null };
+
 export class ExecutingRolloutScorer implements RolloutScorer {
   private readonly slots: Semaphore;
   /** Stored lint tasks, prepared (A tokenized) on first use. */
   private readonly preparedLint = new Map<string, PreparedLintTask>();
   private ownLinter: Promise<Linter> | null = null;
-  private readonly inlineRuntimes = new InlineRuntimes();
+  private inlineRuntimes: Promise<InlineRuntimes> | null = null;
   private readonly goldChecks = new InlineGoldChecks();
   /** Repair executions under way, which an identical rollout of another call joins. */
   private readonly sharedRuns = new SharedRuns<{ outcome: TestOutcome; reused: boolean }>();
@@ -173,7 +182,9 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     if (this.ownLinter === null) {
       // No sandbox here (the executions run elsewhere): the linter's own bwrap one.
       const sandbox = this.options.sandbox;
-      this.ownLinter = Linter.create(sandbox === null ? {} : { sandbox });
+      this.ownLinter = import("../analyzers/linter.js").then(({ Linter }) =>
+        Linter.create(sandbox === null ? {} : { sandbox }),
+      );
       // A linter that could not be created is retried by the next lint rollout.
       this.ownLinter.catch(() => {
         this.ownLinter = null;
@@ -199,12 +210,8 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     // Node's default warning threshold of 10 in a normal batch.
     setMaxListeners(0, signal);
     const config = mergeRewardOverride(this.options.reward, rewardOverride, "reward_override");
-    // Lint rollouts tokenize Python on this thread (repair rollouts do it in the pool's workers), and so
-    // does picking the runtime of an inline task that names none.
-    if (rollouts.some((r) => r.task.kind !== "inline" || r.task.runtime === undefined)) {
-      await loadPythonGrammar();
-    }
-    const resolved = rollouts.map((rollout, index) => this.resolve(rollout, index));
+    const analysis = await this.analysisFor(rollouts);
+    const resolved = rollouts.map((rollout, index) => this.resolve(rollout, index, analysis));
     await this.checkRuntimes(resolved);
     const repairIndices = resolved.flatMap((r, index) => (r.kind === "repair" ? [index] : []));
 
@@ -259,20 +266,26 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       }
     });
 
-    const lint = new LintBatch(
-      {
-        sandbox: this.options.sandbox,
-        linter: () => this.linter(),
-        limits: this.options.limits,
-        slots: (slotSignal, work) => this.slots.run(slotSignal, work),
-      },
-      signal,
-    );
+    const lintScorer = analysis.lint;
+    const lint =
+      lintScorer === null
+        ? null
+        : new lintScorer.LintBatch(
+            {
+              sandbox: this.options.sandbox,
+              linter: () => this.linter(),
+              limits: this.options.limits,
+              slots: (slotSignal, work) => this.slots.run(slotSignal, work),
+            },
+            signal,
+          );
     const lintRuns = new Map<string, Promise<LintScore>>();
 
     rollouts.forEach((rollout, index) => {
       const entry = resolved[index] as ResolvedTask | ResolvedLintTask;
       if (entry.kind === "lint") {
+        // A lint entry was resolved with the lint scorer loaded (analysisFor).
+        const { lintRevision, lintRewardVersion, unrunLintScore } = lintScorer as ScoreLint;
         const base = {
           id: rollout.id,
           groupId: rollout.groupId,
@@ -300,7 +313,7 @@ export class ExecutingRolloutScorer implements RolloutScorer {
         let run = lintRuns.get(runKey);
         const cached = run !== undefined;
         if (run === undefined) {
-          run = lint.score(entry.task, revision, config);
+          run = (lint as NonNullable<typeof lint>).score(entry.task, revision, config);
           lintRuns.set(runKey, run);
         }
         run.then(
@@ -452,14 +465,45 @@ export class ExecutingRolloutScorer implements RolloutScorer {
     return this.options.gate?.expected.get(task.taskId) ?? 0;
   }
 
-  private resolve(rollout: RolloutInput, index: number): ResolvedTask | ResolvedLintTask {
+  /**
+   * Loads what `rollouts` need on this thread (CallAnalysis): the lint scorer for lint rollouts, the
+   * runtime inference for inline tasks that name no runtime, and the Python grammar both use.
+   */
+  private async analysisFor(rollouts: readonly RolloutInput[]): Promise<CallAnalysis> {
+    const needsLint = rollouts.some(
+      ({ task }) =>
+        task.kind === "inline_lint" ||
+        (task.kind === "stored" && this.options.tasks.getLint(task.taskId) !== undefined),
+    );
+    const needsRuntime = rollouts.some(
+      ({ task }) => task.kind === "inline" && task.runtime === undefined && task.tests.runtime === undefined,
+    );
+    if (!needsLint && !needsRuntime) return { lint: null, runtimes: null };
+    if (needsRuntime) {
+      this.inlineRuntimes ??= import("./inline-runtime.js").then(
+        ({ InlineRuntimes }) => new InlineRuntimes(),
+      );
+    }
+    const [lint, runtimes] = await Promise.all([
+      needsLint ? loadScoreLint() : null,
+      needsRuntime ? this.inlineRuntimes : null,
+      loadPythonGrammar(),
+    ]);
+    return { lint, runtimes };
+  }
+
+  private resolve(
+    rollout: RolloutInput,
+    index: number,
+    analysis: CallAnalysis,
+  ): ResolvedTask | ResolvedLintTask {
     if (rollout.task.kind === "stored") {
       const { taskId } = rollout.task;
       const lintTask = this.options.tasks.getLint(taskId);
       if (lintTask !== undefined) {
         let prepared = this.preparedLint.get(taskId);
         if (prepared === undefined) {
-          prepared = this.prepareLint(lintTask, `rollouts[${index}].task_id`);
+          prepared = this.prepareLint(analysis, lintTask, `rollouts[${index}].task_id`);
           this.preparedLint.set(taskId, prepared);
         }
         return { kind: "lint", key: `stored\u0000${taskId}`, task: prepared };
@@ -490,12 +534,17 @@ export class ExecutingRolloutScorer implements RolloutScorer {
       return {
         kind: "lint",
         key: `inline_lint\u0000${JSON.stringify([language, original, tests])}`,
-        task: this.prepareLint({ language, original, tests }, `rollouts[${index}].lint_task.original`),
+        task: this.prepareLint(
+          analysis,
+          { language, original, tests },
+          `rollouts[${index}].lint_task.original`,
+        ),
       };
     }
     const { corrupted, gold, tests: given, entryPoint } = rollout.task;
     const named = rollout.task.runtime ?? given.runtime;
-    const inferred = named === undefined ? this.inlineRuntimes.infer(corrupted, gold, given) : null;
+    const inferred =
+      named === undefined ? (analysis.runtimes as InlineRuntimes).infer(corrupted, gold, given) : null;
     const runtime = named ?? (inferred as InferredRuntime).runtime;
     // The default runtime stays implicit, as in a stored task, so both share content keys.
     const { runtime: _given, ...rest } = given;
@@ -567,7 +616,12 @@ export class ExecutingRolloutScorer implements RolloutScorer {
   }
 
   /** A lint task whose original is not valid source is the caller's (or the task file's) mistake. */
-  private prepareLint(spec: Parameters<typeof prepareLintTask>[0], field: string): PreparedLintTask {
+  private prepareLint(
+    analysis: CallAnalysis,
+    spec: Parameters<ScoreLint["prepareLintTask"]>[0],
+    field: string,
+  ): PreparedLintTask {
+    const { prepareLintTask, InvalidLintOriginal } = analysis.lint as ScoreLint;
     try {
       return prepareLintTask(spec);
     } catch (error) {

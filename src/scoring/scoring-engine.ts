@@ -7,7 +7,6 @@
 import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import type { Config } from "../config.js";
-import { loadPythonGrammar } from "../core/python/grammar.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { HARNESS_DIGEST, runPythonTests } from "../runners/python.js";
 import { CpuMeter } from "../sandbox/cpu-meter.js";
@@ -17,7 +16,6 @@ import { MetricsPool } from "../workers/metrics-pool.js";
 import { DirectoryGateCache, defaultGateCacheDir } from "./gate-cache.js";
 import { executionLimits } from "./limits.js";
 import { ExecutingRolloutScorer } from "./rollout-scorer.js";
-import { InvalidLintOriginal, prepareLintTask } from "./score-lint.js";
 import { calibratedLimits, gateTasks, measuringLimits } from "./task-gate.js";
 import { type StoredTask, TaskStore } from "./task-store.js";
 
@@ -41,10 +39,16 @@ export type ScoringEngineOptions = {
   /** Called as the ground-truth gate finishes each task (it takes half a minute on a real task set). */
   onGateProgress?: (done: number, total: number) => void;
   /**
-   * When the warm pools' other fork servers start (WarmPythonOptions.fillAfter): the service passes its
-   * listening. Default: at once.
+   * When the warm pools' other fork servers and the metrics pool's other threads start
+   * (WarmPythonOptions.fillAfter, MetricsPool's `fillAfter`): the service passes its listening. Default:
+   * at once.
    */
   fillPoolsAfter?: Promise<unknown>;
+  /**
+   * A metrics pool already started, which the engine then owns (closes): the service starts it before
+   * loading the engine's modules. Default: one started here from `config.pool`.
+   */
+  pool?: MetricsPool;
 };
 
 /**
@@ -65,10 +69,14 @@ export async function startScoringEngine(
     fillPoolsAfter,
   } = options;
   // The workers start first: loading their modules is the longest part of start-up, and needs no task.
-  const pool = new MetricsPool(config.pool.threads, {
-    programCacheBytes: config.pool.programCacheBytes,
-    scoreMemoEntries: config.pool.scoreMemoEntries,
-  });
+  // With `fillPoolsAfter`, one of them: it checks the tasks alone, the others start after.
+  const pool =
+    options.pool ??
+    new MetricsPool(config.pool.threads, {
+      programCacheBytes: config.pool.programCacheBytes,
+      scoreMemoEntries: config.pool.scoreMemoEntries,
+      ...(fillPoolsAfter === undefined ? {} : { fillAfter: fillPoolsAfter }),
+    });
   let sandbox: Sandbox | null = null;
   try {
     // Tasks whose runtime is not installed are refused here (not served; one line per runtime in the log).
@@ -139,7 +147,13 @@ async function checkTasks(pool: MetricsPool, tasks: TaskStore, config: Config): 
     }
   });
   // A lint task's original must tokenize (Python: parse); its alerts are computed when first scored.
-  if (tasks.lintSize > 0) await loadPythonGrammar();
+  // The lint scorer and the grammar are loaded only for a store that has lint tasks.
+  if (tasks.lintSize === 0) return;
+  const [{ InvalidLintOriginal, prepareLintTask }, { loadPythonGrammar }] = await Promise.all([
+    import("./score-lint.js"),
+    import("../core/python/grammar.js"),
+  ]);
+  await loadPythonGrammar();
   for (const task of tasks.lintValues()) {
     try {
       prepareLintTask(task);

@@ -11,15 +11,12 @@ import { ErrorCode, MineditError } from "../errors.js";
 import type { QueueRolloutScorer } from "../queue/queue-scorer.js";
 import type { RunningQueueWorker } from "../queue/queue-worker.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { startScoringEngine } from "../scoring/scoring-engine.js";
 import type { TaskStore } from "../scoring/task-store.js";
-import { Admission } from "./admission.js";
-import { createLogger, type Logger } from "./logger.js";
-import { meteredSandbox } from "./metered-sandbox.js";
-import { ServiceMetrics } from "./metrics.js";
-import { type RunningMetricsServer, startMetricsServer } from "./metrics-http.js";
-import { observedScorer } from "./observed-scorer.js";
-import { type RunningHttpServer, startOpenRlhfServer } from "./openrlhf-http.js";
+import type { Admission } from "./admission.js";
+import type { Logger } from "./logger.js";
+import type { ServiceMetrics } from "./metrics.js";
+import type { RunningMetricsServer } from "./metrics-http.js";
+import type { RunningHttpServer } from "./openrlhf-http.js";
 import type { RunningServer } from "./server.js";
 
 export type Service = {
@@ -48,14 +45,15 @@ export type Service = {
 
 /**
  * Starts the service. `taskFiles` are the JSONL task files to serve (the caller resolves defaults);
- * `execute: false` scores without running tests (every program that parses passes).
+ * `execute: false` scores without running tests (every program that parses passes). `logger`: the JSON
+ * log (default: stderr at `server.logLevel`).
  */
 export async function startService(
   config: Config,
   taskFiles: readonly string[],
   execute: boolean,
   log: (line: string) => void = (line) => process.stderr.write(`minedit: ${line}\n`),
-  logger: Logger = createLogger(config.server.logLevel),
+  logger?: Logger,
 ): Promise<Service> {
   const queueUrl = config.queue.url;
   if (queueUrl !== undefined && !execute) {
@@ -65,22 +63,44 @@ export async function startService(
       { field: "queue.url" },
     );
   }
-  // gRPC's modules (grpc-js, the generated descriptors, reflection) take a few hundred milliseconds of
+  // The warm pools' other fork servers and the metrics pool's other threads start once the endpoints
+  // listen: on a small machine they would take the CPU the start-up needs (0.6 s of it on 2 cores). Calls
+  // before then start the fork servers they need.
+  let listening = () => {};
+  const listened = new Promise<void>((resolve) => {
+    listening = resolve;
+  });
+  // Start-up is mostly this thread loading modules. The metrics pool's first worker starts before any of
+  // the engine's are loaded, so that its own start (Node's worker bootstrap, the analysis modules) runs
+  // on another core meanwhile; the endpoints' modules are only loaded when asked for.
+  const { MetricsPool } = await import("../workers/metrics-pool.js");
+  const pool = new MetricsPool(config.pool.threads, {
+    programCacheBytes: config.pool.programCacheBytes,
+    scoreMemoEntries: config.pool.scoreMemoEntries,
+    fillAfter: listened,
+  });
+  const [{ startScoringEngine }, { ServiceMetrics }, { meteredSandbox }, { observedScorer }, { Admission }] =
+    await Promise.all([
+      import("../scoring/scoring-engine.js"),
+      import("./metrics.js"),
+      import("./metered-sandbox.js"),
+      import("./observed-scorer.js"),
+      import("./admission.js"),
+    ]).catch(async (error: unknown) => {
+      await pool.close();
+      throw error;
+    });
+  // gRPC's modules (grpc-js, the generated descriptors, the handlers) take a few hundred milliseconds of
   // this thread to load, while the engine's start mostly waits on other threads and processes (the
   // metrics workers, the sandbox's probe and fork servers): loaded meanwhile, not after.
   const grpcModules = Promise.all([import("./server.js"), import("./call-observer.js")]);
   grpcModules.catch(() => {}); // awaited below; a failure is reported there
   const metrics = new ServiceMetrics();
-  // The warm pools' other fork servers start once the endpoints listen: on a small machine they would
-  // take the CPU the start-up needs (0.6 s of it on 2 cores). Calls before then start what they need.
-  let listening = () => {};
-  const listened = new Promise<void>((resolve) => {
-    listening = resolve;
-  });
   const engine = await startScoringEngine(config, taskFiles, execute, {
     log,
     wrapSandbox: (sandbox) => meteredSandbox(sandbox, metrics),
     fillPoolsAfter: listened,
+    pool,
   });
   let queue: QueueRolloutScorer | null = null;
   let worker: RunningQueueWorker | null = null;
@@ -115,11 +135,12 @@ export async function startService(
     });
     metrics.queue = admission;
     metrics.programCache = () => engine.pool.programCache();
+    const serviceLogger = logger ?? (await import("./logger.js")).createLogger(config.server.logLevel);
     const observed = (endpoint: "grpc" | "openrlhf") =>
       observedScorer(admission, {
         endpoint,
         metrics,
-        logger,
+        logger: serviceLogger,
         tasks: engine.tasks,
         callLines: endpoint === "openrlhf",
       });
@@ -127,7 +148,7 @@ export async function startService(
     const server = await startServer({
       config: config.server,
       scorer: observed("grpc"),
-      interceptors: [callObserver(metrics, logger)],
+      interceptors: [callObserver(metrics, serviceLogger)],
       // The drain (close() below) has already waited for the calls in flight; what is left is idle.
       shutdownGraceMs: 1000,
     });
@@ -135,33 +156,37 @@ export async function startService(
     const openrlhf =
       openrlhfPort === undefined
         ? null
-        : await startOpenRlhfServer({
-            config: { ...config.server, openrlhfPort },
-            scorer: observed("openrlhf"),
-            failureReward: config.reward.failureReward,
-            onResponse: (status, seconds) =>
-              metrics.recordCall("openrlhf/get_reward", String(status), seconds),
-          }).catch(async (error: unknown) => {
-            await server.close();
-            throw error;
-          });
+        : await (await import("./openrlhf-http.js"))
+            .startOpenRlhfServer({
+              config: { ...config.server, openrlhfPort },
+              scorer: observed("openrlhf"),
+              failureReward: config.reward.failureReward,
+              onResponse: (status, seconds) =>
+                metrics.recordCall("openrlhf/get_reward", String(status), seconds),
+            })
+            .catch(async (error: unknown) => {
+              await server.close();
+              throw error;
+            });
     const { metricsPort } = config.server;
     const metricsServer =
       metricsPort === undefined
         ? null
-        : await startMetricsServer(metrics, config.server.host, metricsPort).catch(async (error: unknown) => {
-            await Promise.all([server.close(), openrlhf?.close()]);
-            throw error;
-          });
+        : await (await import("./metrics-http.js"))
+            .startMetricsServer(metrics, config.server.host, metricsPort)
+            .catch(async (error: unknown) => {
+              await Promise.all([server.close(), openrlhf?.close()]);
+              throw error;
+            });
     listening();
     let closing: Promise<void> | undefined;
     const drainAndClose = async (): Promise<void> => {
       const { drainTimeoutMs } = config.server;
       server.stopServing();
       admission.drain();
-      if (admission.calls > 0) logger.info({ inFlight: admission.calls, drainTimeoutMs }, "draining");
+      if (admission.calls > 0) serviceLogger.info({ inFlight: admission.calls, drainTimeoutMs }, "draining");
       if (!(await admission.idle(drainTimeoutMs))) {
-        logger.warn(
+        serviceLogger.warn(
           { inFlight: admission.calls, drainTimeoutMs },
           "drain timeout: ending the calls in flight with UNAVAILABLE",
         );

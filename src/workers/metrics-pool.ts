@@ -83,10 +83,22 @@ function configKeyOf(config: RewardConfig): string {
 /** The rollouts of one (reward config, C, G): one worker job, its distinct completions once each. */
 type Group = { job: MetricsJob; completionIndex: Map<string, number>; outcome: MetricsJobResult | null };
 
+type Job = MetricsJob | RowsJob;
+type JobResult = MetricsJobResult | RowsJobResult;
+
+/** A piscina pool of a fixed number of threads, and the jobs it has in flight. */
+type ThreadGroup = { piscina: Piscina<Job, JobResult>; threads: number; inFlight: number };
+
 export class MetricsPool {
-  private readonly pool: Piscina<MetricsJob | RowsJob, MetricsJobResult | RowsJobResult>;
+  /**
+   * One group of threads, or two: with `fillAfter`, a first thread at once and the others once it
+   * settles (piscina 5 cannot raise a pool's minimum after construction, so they are a pool of their own).
+   */
+  private readonly groups: ThreadGroup[] = [];
+  private readonly workerData: MetricsWorkerData;
   private readonly programCacheBytes: number;
   private readonly scoreMemoEntries: number;
+  private closed = false;
   /** Each worker thread's program cache and score memo, as its latest job reported them. */
   private readonly caches = new Map<number, WorkerCacheStats>();
   private readonly memos = new Map<number, WorkerMemoStats>();
@@ -94,7 +106,9 @@ export class MetricsPool {
   /**
    * `threads` workers, each keeping `options.programCacheBytes` of analyzed programs (default 32 MiB) and
    * `options.scoreMemoEntries` scores (default 131,072). `options.tasks`: the task file that
-   * {@link scoreRows}' `task_id` rows name (copied into each worker).
+   * {@link scoreRows}' `task_id` rows name (copied into each worker). `options.fillAfter`: start one
+   * thread now and the others once this settles — `minedit serve` passes its listening, so that on a small
+   * machine their start (~0.2 s of CPU each, most of it Node's own worker bootstrap) does not delay it.
    */
   constructor(
     threads: number,
@@ -102,26 +116,56 @@ export class MetricsPool {
       programCacheBytes?: number;
       scoreMemoEntries?: number;
       tasks?: TaskLookup<{ corrupted: string; gold: string }>;
+      fillAfter?: Promise<unknown>;
     } = {},
   ) {
     this.programCacheBytes = options.programCacheBytes ?? 32 * 1024 * 1024;
     this.scoreMemoEntries = options.scoreMemoEntries ?? 131_072;
-    const workerData: MetricsWorkerData = {
+    this.workerData = {
       programCacheBytes: this.programCacheBytes,
       scoreMemoEntries: this.scoreMemoEntries,
       tasks: options.tasks ?? null,
     };
-    this.pool = new Piscina({
+    const { fillAfter } = options;
+    const now = fillAfter === undefined ? threads : Math.min(threads, 1);
+    this.addThreads(now);
+    if (now < threads && fillAfter !== undefined) {
+      const fill = () => {
+        if (!this.closed) this.addThreads(threads - now);
+      };
+      fillAfter.then(fill, fill);
+    }
+  }
+
+  private addThreads(threads: number): void {
+    if (threads <= 0) return;
+    const piscina = new Piscina<Job, JobResult>({
       filename: workerFile(),
       minThreads: threads,
       maxThreads: threads,
       concurrentTasksPerWorker: JOBS_QUEUED_PER_WORKER,
-      workerData,
+      workerData: this.workerData,
     });
+    this.groups.push({ piscina, threads, inFlight: 0 });
   }
 
+  /** Runs a job in the group with the fewest jobs in flight per thread (piscina balances within it). */
+  private async run(job: Job, options?: { name: string; transferList: ArrayBuffer[] }): Promise<JobResult> {
+    let chosen = this.groups[0] as ThreadGroup;
+    for (const group of this.groups) {
+      if (group.inFlight / group.threads < chosen.inFlight / chosen.threads) chosen = group;
+    }
+    chosen.inFlight += 1;
+    try {
+      return await chosen.piscina.run(job, options);
+    } finally {
+      chosen.inFlight -= 1;
+    }
+  }
+
+  /** The threads started so far (with `fillAfter`, one until it settles). */
   get threads(): number {
-    return this.pool.threads.length;
+    return this.groups.reduce((sum, group) => sum + group.piscina.threads.length, 0);
   }
 
   /** The program caches of all workers: entries, estimated bytes, hits and misses so far. */
@@ -209,7 +253,7 @@ export class MetricsPool {
     });
     await Promise.all(
       groups.map(async (group) => {
-        const outcome = (await this.pool.run(group.job)) as MetricsJobResult;
+        const outcome = (await this.run(group.job)) as MetricsJobResult;
         if (outcome.ok) this.noteCaches(outcome.value);
         group.outcome = outcome;
       }),
@@ -240,13 +284,14 @@ export class MetricsPool {
     const job: RowsJob = { bytes: batch.bytes, firstLine: batch.firstLine, config };
     // Moved, not copied: the caller gives up the batch's buffer.
     const transferList = [batch.bytes.buffer as ArrayBuffer];
-    const outcome = (await this.pool.run(job, { name: "scoreRows", transferList })) as RowsJobResult;
+    const outcome = (await this.run(job, { name: "scoreRows", transferList })) as RowsJobResult;
     if (!outcome.ok) throw new MineditError(ErrorCode.Internal, `metrics worker failed: ${outcome.message}`);
     this.noteCaches(outcome.value);
     return outcome.value;
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    this.closed = true;
+    await Promise.all(this.groups.map((group) => group.piscina.close()));
   }
 }

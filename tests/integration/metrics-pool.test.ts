@@ -50,6 +50,44 @@ describe("MetricsPool", () => {
     ]);
   });
 
+  test("with fillAfter, one thread until it settles, then all of them; the same scores either way", async () => {
+    let settle = () => {};
+    const after = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const deferred = new MetricsPool(3, { fillAfter: after });
+    // Closed before its promise settles: the other threads never start.
+    let settleClosed = () => {};
+    const closedAfter = new Promise<void>((resolve) => {
+      settleClosed = resolve;
+    });
+    const closed = new MetricsPool(2, { fillAfter: closedAfter });
+    try {
+      const expected = await pool.score(requests);
+      expect(deferred.threads).toBe(1);
+      expect(await deferred.score(requests)).toEqual(expected);
+      expect(deferred.threads).toBe(1);
+      settle();
+      await after;
+      expect(deferred.threads).toBe(3);
+      // Many groups at once, spread over both sets of threads, in request order.
+      const many: MetricsRequest[] = Array.from({ length: 12 }, (_, i) => ({
+        corrupted: corrupted.replace("total = 1", `total = ${i + 2}`),
+        gold,
+        completion: completions[i % completions.length] as string,
+        config,
+      }));
+      expect(await deferred.score(many)).toEqual(await pool.score(many));
+      await closed.close();
+      settleClosed();
+      await closedAfter;
+      expect(closed.threads).toBe(0);
+    } finally {
+      await deferred.close();
+      await closed.close();
+    }
+  });
+
   test("programs seen in an earlier call come from the workers' caches: the same scores, no parse", async () => {
     // Their own pool, so earlier tests' programs are not in its caches; one thread, so one cache.
     const cached = new MetricsPool(1, { programCacheBytes: 1 << 20 });

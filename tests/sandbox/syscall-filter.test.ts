@@ -7,14 +7,23 @@
  * each probe that shows the filter at work is also run without it, where the kernel answers differently.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { isMineditError } from "../../src/errors.js";
 import type { DockerSandbox } from "../../src/sandbox/docker.js";
+import { HostFactsCache } from "../../src/sandbox/host-facts-cache.js";
 import { DEFAULT_LIMITS } from "../../src/sandbox/sandbox.js";
-import { loadSyscallFilter, type SyscallFilter } from "../../src/sandbox/syscall-filter.js";
+import { loadSyscallFilter, rememberedFilter, type SyscallFilter } from "../../src/sandbox/syscall-filter.js";
 import { ARGUMENT_RULES, DENIED_SYSCALLS } from "../../src/sandbox/syscall-policy.js";
 import { WarmPythonSandbox } from "../../src/sandbox/warm-python.js";
 import { skipFor } from "../setup/skip.js";
@@ -241,6 +250,48 @@ describe("the syscall filter under bwrap --seccomp", skipFor(FILTER_SKIP_REASON)
     const i386 = resolve(names, "X86");
     for (const name of names)
       expect(Math.max(nr[name] ?? -1, i386[name] ?? -1), name).toBeGreaterThanOrEqual(0);
+  });
+
+  test("remembered between processes: the builder's own bytes, and a second start runs no interpreter", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "minedit-seccomp-"));
+    try {
+      const count = join(dir, "count");
+      const python = join(dir, "python3");
+      writeFileSync(python, `#!/bin/sh\necho run >> ${count}\nexec ${PYTHON} "$@"\n`);
+      chmodSync(python, 0o755);
+      const runs = () => readFileSync(count, "utf8").split("\n").filter(Boolean).length;
+      const facts = new HostFactsCache(join(dir, "cache"));
+      const built = await rememberedFilter(python, facts);
+      expect(runs()).toBe(1);
+      // A fresh build in its own empty cache: the same program, byte for byte, and the same names.
+      const fresh = await rememberedFilter(PYTHON, new HostFactsCache(join(dir, "fresh")));
+      expect(built.bpf.equals(fresh.bpf)).toBe(true);
+      expect(built.knownSyscalls).toEqual(fresh.knownSyscalls);
+      const again = await rememberedFilter(python, new HostFactsCache(join(dir, "cache")));
+      expect(again.bpf.equals(built.bpf)).toBe(true);
+      expect(again.knownSyscalls).toEqual(built.knownSyscalls);
+      expect(runs()).toBe(1);
+      // A program file that is not a BPF program (here: 7 bytes) is a miss: built again, and replaced.
+      for (const file of readdirSync(join(dir, "cache"))) {
+        const path = join(dir, "cache", file);
+        const stored = JSON.parse(readFileSync(path, "utf8")) as { key: string; value: unknown };
+        if (typeof stored.value === "string") {
+          writeFileSync(
+            path,
+            JSON.stringify({ key: stored.key, value: Buffer.from("1234567").toString("base64") }),
+          );
+        }
+      }
+      expect((await rememberedFilter(python, facts)).bpf.equals(built.bpf)).toBe(true);
+      expect(runs()).toBe(2);
+      // The interpreter changed (an upgrade in place): built again.
+      const later = Date.now() / 1000 + 60;
+      utimesSync(python, later, later);
+      expect((await rememberedFilter(python, facts)).bpf.equals(built.bpf)).toBe(true);
+      expect(runs()).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("without libseccomp's bindings nothing is built: Unavailable, saying what to install", async () => {

@@ -177,6 +177,32 @@ describe("server reflection", () => {
     },
   );
 
+  it("answers each request of a stream in order, those sent before the library loaded included", async () => {
+    // A new server loads @grpc/reflection on its first reflection call: these arrive before it is ready.
+    t = await startTestServer(new ReversingFakeScorer());
+    const m = reflectionMethod("v1alpha");
+    const stream = t.client.makeBidiStreamRequest(
+      m.path,
+      m.requestSerialize,
+      m.responseDeserialize,
+      new Metadata(),
+      {},
+    );
+    const answers: Map<number, Uint8Array[]>[] = [];
+    const ended = new Promise<void>((resolve, reject) => {
+      stream.on("data", (bytes: Uint8Array) => answers.push(fields(bytes)));
+      stream.on("end", resolve);
+      stream.on("error", reject);
+    });
+    stream.write(reflectionRequest("list"));
+    stream.write(reflectionRequest("symbol", "minedit.v1.RewardService"));
+    stream.write(reflectionRequest("symbol", "no.such.Symbol"));
+    stream.end();
+    await ended;
+    // ServerReflectionResponse: file_descriptor_response 4, list_services_response 6, error_response 7.
+    expect(answers.map((fieldsOf) => [...fieldsOf.keys()].filter((no) => no >= 4))).toEqual([[6], [4], [7]]);
+  });
+
   it("serves the descriptor of RewardService, with both methods and their stream flags", async () => {
     t = await startTestServer(new ReversingFakeScorer());
     const response = await reflect("v1", reflectionRequest("symbol", "minedit.v1.RewardService"));

@@ -136,6 +136,10 @@ const ALLOWED: Readonly<Record<string, { commands: readonly string[]; why: strin
     commands: ["setup"],
     why: "imported by sandbox/runtime-libraries.js; reads nothing at load",
   },
+  "sandbox/host-facts-cache.js": {
+    commands: ["setup"],
+    why: "imported by sandbox/runtime-libraries.js; reads nothing at load",
+  },
   "sandbox/host-command.js": {
     commands: ["setup"],
     why: "imported by sandbox/runtimes.js; spawns nothing at load",
@@ -264,9 +268,15 @@ describe("the import walker", () => {
 
 describe("the help of every command loads no command's machinery", () => {
   it("finds the heavy modules of dist/ where they are (the check is not vacuous)", () => {
-    // server/server.js: the gRPC server (service.js imports it once the engine is starting).
+    // server/server.js: the gRPC server, scoring-engine.js the engine, score-lint.js the lint scorer
+    // (service.js and the scorer import each when it is needed).
     const offences = heavyReached(
-      [join(DIST, "server", "service.js"), join(DIST, "server", "server.js")],
+      [
+        join(DIST, "server", "service.js"),
+        join(DIST, "server", "server.js"),
+        join(DIST, "scoring", "scoring-engine.js"),
+        join(DIST, "scoring", "score-lint.js"),
+      ],
       "serve",
     );
     for (const name of ["@grpc/grpc-js", "piscina", "web-tree-sitter"]) {
@@ -328,5 +338,79 @@ describe("a metrics worker's start-up", () => {
     expect(offences).toEqual([]);
     // What it does load: the analysis (tree-sitter's grammar) and the distance.
     expect([...packages.keys()]).toEqual(expect.arrayContaining(["web-tree-sitter", "fast-levenshtein"]));
+  });
+});
+
+// What `minedit serve` loads before it listens (issue 30: ready ≤ 1 s on 2 cores, most of which is this
+// thread loading modules): the service, the engine, the metrics pool and the gRPC server — not the lint
+// scorer and the Python analysis behind it (the parser, the normalizer, tree-sitter; the metrics workers
+// load their own), which a call with lint rollouts or an inline task naming no runtime imports when it
+// comes, nor the endpoints that are off by default.
+describe("`minedit serve`'s start", () => {
+  const service = join(DIST, "server", "service.js");
+  /** What startService imports on every start (the queue and the optional endpoints only when set). */
+  const everyStart = [
+    "../workers/metrics-pool.js",
+    "../scoring/scoring-engine.js",
+    "./metrics.js",
+    "./metered-sandbox.js",
+    "./observed-scorer.js",
+    "./admission.js",
+    "./server.js",
+    "./call-observer.js",
+    "./logger.js",
+  ];
+
+  it("imports the engine and the gRPC server as it starts, the optional parts when they are set", () => {
+    const dynamic = dynamicImports(readFileSync(service, "utf8"));
+    expect(dynamic).toEqual(expect.arrayContaining(everyStart));
+    expect(dynamic.filter((specifier) => !everyStart.includes(specifier)).sort()).toEqual(
+      [
+        "../queue/queue-scorer.js",
+        "../queue/queue-worker.js",
+        "./metrics-http.js",
+        "./openrlhf-http.js",
+      ].sort(),
+    );
+  });
+
+  it("loads no lint scorer, Python analysis, analyzer, reflection library or optional endpoint before it listens", () => {
+    const entries = [service, ...everyStart.map((specifier) => resolve(dirname(service), specifier))];
+    const { modules, packages } = reach(entries, (path) => readFileSync(path, "utf8"));
+    const offences = [
+      ...[...modules.keys()]
+        .filter((path) => {
+          const inDist = relative(DIST, path);
+          return (
+            ["core/python/", "analyzers/"].some((dir) => inDist.startsWith(dir)) ||
+            [
+              "scoring/score-lint.js",
+              "scoring/inline-runtime.js",
+              "core/normalize.js",
+              "core/lint/taxonomy.js",
+              "server/openrlhf-http.js",
+              "server/metrics-http.js",
+            ].includes(inDist)
+          );
+        })
+        .map((path) => chain(modules, path, DIST)),
+      ...[...packages]
+        .filter(([name]) =>
+          [
+            "web-tree-sitter",
+            "tree-sitter-python",
+            "bullmq",
+            "ioredis",
+            "@grpc/reflection",
+            "@grpc/proto-loader",
+            "protobufjs",
+          ].includes(name),
+        )
+        .map(([name, importer]) => `${name} ← ${chain(modules, importer, DIST)}`),
+    ];
+    expect(offences).toEqual([]);
+    // Not vacuous: the walk reaches the engine's sandbox and the pool's piscina.
+    expect(modules.has(join(DIST, "sandbox", "bwrap.js"))).toBe(true);
+    expect(packages.has("piscina")).toBe(true);
   });
 });
