@@ -13,7 +13,7 @@
  * and the file replaced. The files sit in the user's own cache directory, beside the library views
  * (library-view-cache.ts), which are as much a part of what a sandbox is given.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -93,7 +93,8 @@ export class HostFactsCache {
     const at = this.fileOf(parts);
     if (at === null || codec.keep?.(fact) === false) return;
     const value = codec.serialize === undefined ? fact : codec.serialize(fact);
-    const tmp = `${at.file}.tmp-${process.pid}`;
+    // Its own temporary name per writer (two threads of one process may write the same fact at once).
+    const tmp = `${at.file}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
     try {
       mkdirSync(this.dir, { recursive: true });
       writeFileSync(tmp, JSON.stringify({ key: at.key, value }));
