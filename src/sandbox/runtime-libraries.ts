@@ -32,7 +32,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { runHostCommand, SYSTEM_ENV } from "./host-command.js";
-import { fileStamp, HostFactsCache } from "./host-facts-cache.js";
+import { DPKG_STATUS, fileStamp, HostFactsCache } from "./host-facts-cache.js";
 import type { LibraryEntry, LibraryView } from "./library-view.js";
 import { directoryStamp, LibraryViewCache } from "./library-view-cache.js";
 
@@ -438,18 +438,12 @@ async function computeView(
   return { hidden, entries, modules, missingPackages: missing };
 }
 
-/** dpkg's database: when it changes (a package installed or removed), views are computed again. */
-const DPKG_STATUS = "/var/lib/dpkg/status";
 const views = new Map<string, { stamp: string; view: Promise<LibraryView> }>();
 
-/** dpkg's database as a stamp: its size and mtime ("none" without one). */
+/** dpkg's database as a stamp (host-facts-cache.ts `fileStamp`; "none" without one): views are computed
+ * again when it changes (a package installed or removed). */
 function dpkgStamp(): string {
-  try {
-    const status = statSync(DPKG_STATUS);
-    return `${status.size}:${status.mtimeMs}`;
-  } catch {
-    return "none";
-  }
+  return fileStamp(DPKG_STATUS) ?? "none";
 }
 
 /** A digest of this module as it runs: a view planned by other code is not reused from disk. */

@@ -146,11 +146,14 @@ function serve(stream: ServerDuplexStream<Buffer, Buffer>, loaded: Promise<Regis
 export function addReflection(server: Pick<Server, "addService">, files: readonly DescFile[]): void {
   let library: Promise<Record<Version, Registered>> | null = null;
   const load = () => {
-    library ??= loadReflection(files);
-    // A failed load is tried again by the next call.
-    library.catch(() => {
-      library = null;
-    });
+    if (library === null) {
+      const loading = loadReflection(files);
+      // A failed load is tried again by the next call.
+      loading.catch(() => {
+        if (library === loading) library = null;
+      });
+      library = loading;
+    }
     return library;
   };
   for (const version of VERSIONS) {
