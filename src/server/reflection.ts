@@ -11,9 +11,10 @@
  * (protobufjs, proto-loader parsing its two reflection.proto files, the index of our descriptors) were
  * ~75 ms of `minedit serve`'s start on 2 cores, for a service no trainer calls. Both methods are
  * registered at once with their messages as bytes; a call's messages wait for the library, then go
- * through the codec and the handler that `ReflectionService.addToServer` registers (@grpc/reflection
- * 1.0.4, build/src/implementations/reflection-v1.js and reflection-v1alpha.js `addToServer`: one
- * bidirectional method, a response written per request, the end answered with the end).
+ * through the codec and the handler that `ReflectionService.addToServer` registers (grpc/grpc-node at
+ * @grpc/reflection@1.0.4, 0ae86b13f0b3: packages/grpc-reflection/src/implementations/reflection-v1.ts and
+ * reflection-v1alpha.ts `addToServer`: one bidirectional method, a response written per request, the end
+ * answered with the end; tests/server/health-reflection.test.ts mirrors it).
  */
 import { EventEmitter } from "node:events";
 import type { DescFile } from "@bufbuild/protobuf";

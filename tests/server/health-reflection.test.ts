@@ -166,6 +166,12 @@ async function listServices(version: "v1" | "v1alpha"): Promise<string[]> {
   return (list.get(1) ?? []).map((service) => text(fields(service).get(1)?.[0])).sort();
 }
 
+// The server registers reflection without loading @grpc/reflection and, on the first call, runs what
+// `ReflectionService.addToServer(server: Pick<grpc.Server, 'addService'>)` registers through a stand-in
+// server (src/server/reflection.ts). Mirrors grpc/grpc-node at @grpc/reflection@1.0.4 (0ae86b13f0b3):
+// packages/grpc-reflection/src/service.ts `addToServer` (v1 then v1alpha) and
+// src/implementations/reflection-v1.ts `addToServer` (one bidirectional ServerReflectionInfo; a response
+// written per request; the end answered with the end).
 describe("server reflection", () => {
   it.each(["v1", "v1alpha"] as const)(
     "%s lists minedit.v1.RewardService and the standard services",
