@@ -121,10 +121,12 @@ What makes each execution see what a fresh sandbox would:
 The harness: a test run is `python3 -s -c LOADER STYLE ...` with the harness's bytecode in /tmp/harness.b64
 (src/runners/python.ts), LOADER being the one-liner that unmarshals and executes it. When a request's code
 is exactly the "loader" of SETTINGS, the child executes this process's own compiled copy of the harness
-instead, as `__main__`, with the same argv: the file is still written, the same code runs (this
-interpreter compiled the same source under the same name), and each run no longer pays for unmarshalling
-~200 kB of code objects (2.7 ms in a process, 12 ms in a forked child where page faults are slow: about
-a tenth of a run's CPU). The copy is unmarshalled from this process's compilation and never executed
+instead, as `__main__`, with the same argv: the same code runs (this interpreter compiled the same
+source under the same name), and each run no longer pays for unmarshalling ~200 kB of code objects (2.7
+ms in a process, 12 ms in a forked child where page faults are slow: about a tenth of a run's CPU). Nor
+for the file: fork-server.ts leaves harness.b64 out of such a request (~270 kB to receive and write to
+the scratch, ~70 page faults of this process's a run), so a warm run's scratch holds only the program's
+files. The copy is unmarshalled from this process's compilation and never executed
 here, so its code objects are not those of the functions this process calls (_run_as_main, below every
 run's frames): the harness trusts its own functions by the identity of their code, and the frames under
 a run stay strangers to it, as they are when it comes from harness.b64. What differs from the loader:

@@ -2656,6 +2656,14 @@ def _stdio():
     with open("main.py", "rb") as f:
         source = f.read()
     emit(b"ready", b'{"cases": %d}' % count)
+    # Compiled once, here, rather than by every case's child: each child then starts from the code object,
+    # as the fork server's children start from the harness's (compiling in a forked child is ~65 page
+    # faults a case where they are slow). After `ready`, so a program that takes long to compile uses the
+    # run's budget as it did in its first case (the wall or CPU limit, then a timeout), never the
+    # harness's. A program whose compilation fails or warns (a SyntaxWarning, an invalid escape) is left
+    # to each child, which compiles it as `python3 main.py` does: the error or the warning goes to that
+    # case's stderr, as before.
+    source = _compiled_quietly(source)
 
     err_tail = 16 * 1024 + 4
     total_out = 0
@@ -2857,6 +2865,19 @@ def _ancestors(os):
     return chain
 
 
+def _compiled_quietly(source):
+    """`source` (main.py's bytes) compiled as _run_as_main compiles it, when that succeeds without a
+    warning of any kind (each warning an error here, whatever the filters say); else `source` itself."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return compile(source, "/tmp/main.py", "exec")
+    except BaseException:  # noqa: B036 - a MemoryError or RecursionError included: the child tries again
+        return source
+
+
 def _stdio_child(source, in_r, out_w, err_w):
     """In the forked child: become `python3 main.py` with the case's pipes as stdio. Never returns."""
     import os
@@ -2907,6 +2928,12 @@ def _run_as_main(source, filename, argv, main_file):
             status = _exit_status(e)
         except BaseException as e:  # noqa: B036 - as the interpreter: report any uncaught exception
             try:
+                # The traceback without its first entry, this frame (where the exception was caught): the
+                # interpreter's begins at the program's own module, and a program that does not compile
+                # gets none at all (a SyntaxError raised by compile() here has no other entry). Set on the
+                # exception itself: the default hook prints the exception's own __traceback__.
+                tb = e.__traceback__
+                e.__traceback__ = None if tb is None else tb.tb_next
                 sys.excepthook(type(e), e, e.__traceback__)
             except BaseException:
                 pass

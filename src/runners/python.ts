@@ -36,7 +36,7 @@ import { constants as osConstants } from "node:os";
 import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import type { Verdict } from "../core/reward.js";
 import { ErrorCode, isMineditError, MineditError } from "../errors.js";
-import { HARNESS_LOADER, HARNESS_SOURCE } from "../sandbox/harness-source.js";
+import { HARNESS_BYTECODE_FILE, HARNESS_LOADER, HARNESS_SOURCE } from "../sandbox/harness-source.js";
 import { stderrShowsOutOfMemory } from "../sandbox/out-of-memory.js";
 import type { RuntimeName } from "../sandbox/runtimes.js";
 import type { ExecutionLimits, ExecutionResult, Sandbox } from "../sandbox/sandbox.js";
@@ -121,7 +121,7 @@ async function harnessRun(
   if (b64 === null)
     return { files: { "harness.py": HARNESS_SOURCE }, argv: [...PYTHON, "harness.py", ...args] };
   // `-c`: sys.argv is ["-c", ...args], the same indexing as `harness.py ...args`.
-  return { files: { "harness.b64": b64 }, argv: [...PYTHON, "-c", HARNESS_LOADER, ...args] };
+  return { files: { [HARNESS_BYTECODE_FILE]: b64 }, argv: [...PYTHON, "-c", HARNESS_LOADER, ...args] };
 }
 
 async function compileHarness(sandbox: Sandbox): Promise<string | null> {

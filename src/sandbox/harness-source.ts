@@ -12,9 +12,12 @@ export const HARNESS_SOURCE = readFileSync(
   "utf8",
 );
 
+/** The file {@link HARNESS_LOADER} reads: the harness's bytecode, as base64. */
+export const HARNESS_BYTECODE_FILE = "harness.b64";
+
 /**
- * Runs the harness from `harness.b64` (its bytecode, compiled once per sandbox by that sandbox's own
- * interpreter, as base64): `python3 -s -c HARNESS_LOADER ARGS` does what `python3 -s harness.py ARGS` does.
+ * Runs the harness from {@link HARNESS_BYTECODE_FILE} (its bytecode, compiled once per sandbox by that
+ * sandbox's own interpreter, as base64): `python3 -s -c HARNESS_LOADER ARGS` does what `python3 -s
+ * harness.py ARGS` does.
  */
-export const HARNESS_LOADER =
-  "import marshal,binascii;exec(marshal.loads(binascii.a2b_base64(open('harness.b64','rb').read())))";
+export const HARNESS_LOADER = `import marshal,binascii;exec(marshal.loads(binascii.a2b_base64(open('${HARNESS_BYTECODE_FILE}','rb').read())))`;

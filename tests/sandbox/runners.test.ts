@@ -425,6 +425,49 @@ if os.fork() == 0:
       expect(o, o.detail).toMatchObject({ verdict: "PASSED", testsPassed: 3 });
     });
 
+    // harness.py _stdio compiles main.py once, before the cases, unless compiling it fails or warns: each
+    // case's stderr must still be what `python3 main.py` itself prints (the oracle: the interpreter run
+    // directly in the same sandbox), warnings and syntax errors at compile time, tracebacks naming the
+    // file and line, in every case.
+    test("each case's stderr is what `python3 main.py` prints: warnings, syntax errors, tracebacks", async () => {
+      const programs: [string, string, string][] = [
+        [
+          "a warning while compiling",
+          "x = 1\nprint(x is 1, file=__import__('sys').stderr)\nprint(2)\n",
+          "PASSED",
+        ],
+        [
+          "an invalid escape",
+          "import re\nprint(len(re.findall('\\d', '12')), file=__import__('sys').stderr)\nprint(2)\n",
+          "PASSED",
+        ],
+        ["a syntax error", "print(2\n", "RUNTIME_ERROR"],
+        [
+          "a traceback",
+          "import sys\nprint(__file__, file=sys.stderr)\n\nraise ValueError('line 4')\n",
+          "RUNTIME_ERROR",
+        ],
+        ["no stderr at all", "print(2)\n", "PASSED"],
+      ];
+      for (const [what, program, verdict] of programs) {
+        const direct = await sandbox.run({
+          files: { "main.py": program },
+          argv: ["python3", "-s", "main.py"],
+          limits,
+        });
+        const o = await run(program, {
+          style: "stdio",
+          cases: [
+            { input: "", output: "2\n" },
+            { input: "", output: "2\n" },
+          ],
+        });
+        expect(o.verdict, `${what}: ${o.detail}`).toBe(verdict);
+        expect(o.stderrTail, what).toBe(direct.stderr);
+        if (verdict === "PASSED") expect(o.testsPassed, what).toBe(2);
+      }
+    });
+
     test("threads and atexit run before the exit, as the interpreter does", async () => {
       const program =
         "import atexit, threading, time\natexit.register(lambda: print('bye'))\ndef late():\n    time.sleep(0.1)\n    print('thread')\nthreading.Thread(target=late).start()\nprint('main')\n";

@@ -97,6 +97,23 @@ print(json.dumps({
     expect((await python("import sys; sys.exit('message')")).exitCode).toBe(1);
   });
 
+  // harness.py _run_as_main prints an uncaught exception's traceback from the program's own frame on, as
+  // the interpreter does (the frame that caught it is the fork server's, not the program's), and a
+  // program that does not compile gets no traceback at all: the same stderr as a fresh interpreter.
+  test("tracebacks and syntax errors print exactly what a fresh interpreter prints", async () => {
+    for (const code of [
+      "def f():\n    raise ValueError('boom')\nf()\n",
+      "print(1\n",
+      "import sys\nsys.excepthook = lambda t, e, tb: print(tb.tb_frame.f_code.co_name, tb.tb_next is None)\n1/0\n",
+    ]) {
+      const request = { files: {}, argv: ["python3", "-s", "-c", code], limits };
+      const [warmRun, freshRun] = await Promise.all([warm.run(request), fresh.run(request)]);
+      expect(freshRun.exitCode, code).toBe(1);
+      expect(warmRun.stderr, code).toBe(freshRun.stderr);
+      expect(warmRun.stdout, code).toBe(freshRun.stdout);
+    }
+  });
+
   test("random state is not shared between executions", async () => {
     const draws = await Promise.all([1, 2, 3].map(() => output("import random; print(random.random())")));
     expect(new Set(draws).size).toBe(3);
@@ -165,6 +182,25 @@ print(json.dumps({
     // Any other program still runs as sent, even one that begins like the loader.
     const other = await python("import marshal,binascii;print('other')");
     expect(other.stdout).toBe("other\n");
+  });
+
+  // fork-server.ts withoutHarnessBytecode: what a warm run never reads is not sent either. The program
+  // looks at its scratch: the bytecode file is there in a fresh sandbox (where the loader reads it), not
+  // in a warm run; a file of the same name that is not the loader's (any other program) still arrives.
+  test("a test run's request leaves harness.b64 out; the same file of any other program arrives", async () => {
+    const tests: PythonTests = {
+      style: "assert",
+      code: "def check(f):\n  assert f() == ['program.py']\n",
+      entryPoint: "f",
+    };
+    const program = "import os\ndef f():\n  return sorted(os.listdir('.'))\n";
+    const runLimits = executionLimits(parseConfig({}));
+    const warmRun = await runPythonTests(warm, program, tests, runLimits);
+    expect(warmRun.verdict, JSON.stringify(warmRun)).toBe("PASSED");
+    const freshRun = await runPythonTests(fresh, program, tests, runLimits);
+    expect(freshRun.verdict, JSON.stringify(freshRun)).toBe("FAILED_TESTS");
+    const listing = await output("import os;print(sorted(os.listdir('.')))", { "harness.b64": "aGk=" });
+    expect(listing).toBe("['harness.b64']\n");
   });
 });
 
