@@ -78,6 +78,7 @@ import { DEFAULT_LIMITS_CONFIG } from "../config.js";
 import { ErrorCode, MineditError } from "../errors.js";
 import { fileStamp, HostFactsCache } from "./host-facts-cache.js";
 import type { LaunchedProgram } from "./launched-program.js";
+import { killOrphanedSandboxes } from "./orphaned-sandboxes.js";
 import { stderrShowsOutOfMemory } from "./out-of-memory.js";
 import { OutputCollector } from "./output-capture.js";
 import { reachableSource } from "./reachable-source.js";
@@ -294,6 +295,14 @@ export class BwrapSandbox implements Sandbox {
       warn: options.warn ?? ((message: string) => process.stderr.write(`minedit: ${message}\n`)),
     };
     launcher.push(bwrap);
+    // Off the start's path: what a server that died abruptly left behind (orphaned-sandboxes.ts).
+    void killOrphanedSandboxes().then((killed) => {
+      if (killed > 0) {
+        boundsOptions.warn(
+          `killed ${killed} sandbox process(es) left blocked by a server that died while they started (docs/sandbox.md, "Orphaned sandboxes")`,
+        );
+      }
+    });
 
     const pythonPath = options.pythonPath ?? "/usr/bin/python3";
     let python: string;
