@@ -30,19 +30,25 @@ export type ProcessFacts = {
   argv: readonly string[];
 };
 
+/**
+ * Where to look and what marks a sandbox as minedit's: `marker` is an argument every such bwrap has
+ * (tests give their stand-ins one of their own, so no other suite's backend kills them).
+ */
+export type OrphanSearch = { proc?: string; marker?: string };
+
 /** Whether a process with these facts is a minedit sandbox's pid 1 whose launcher is gone. */
-export function isOrphanedSandbox(facts: ProcessFacts): boolean {
+export function isOrphanedSandbox(facts: ProcessFacts, marker: string = SANDBOX_BIN): boolean {
   return (
     facts.comm === "bwrap" &&
     facts.nsPids.length >= 2 &&
     facts.nsPids[facts.nsPids.length - 1] === 1 &&
     facts.parentComm !== "bwrap" &&
-    facts.argv.includes(SANDBOX_BIN)
+    facts.argv.includes(marker)
   );
 }
 
-/** The pids of the orphaned sandboxes under `proc` (a process that ends while it is read is skipped). */
-export async function orphanedSandboxPids(proc = "/proc"): Promise<number[]> {
+/** The pids of the orphaned sandboxes (a process that ends while it is read is skipped). */
+export async function orphanedSandboxPids({ proc = "/proc", marker }: OrphanSearch = {}): Promise<number[]> {
   const found: number[] = [];
   for (const name of await readdir(proc)) {
     if (!/^\d+$/.test(name)) continue;
@@ -60,7 +66,7 @@ export async function orphanedSandboxPids(proc = "/proc"): Promise<number[]> {
               () => "",
             );
       const argv = (await readFile(`${proc}/${name}/cmdline`, "utf8")).split("\0");
-      if (isOrphanedSandbox({ comm: "bwrap", nsPids, parentComm, argv })) found.push(Number(name));
+      if (isOrphanedSandbox({ comm: "bwrap", nsPids, parentComm, argv }, marker)) found.push(Number(name));
     } catch {
       // Ended meanwhile, or not ours to read.
     }
@@ -69,16 +75,16 @@ export async function orphanedSandboxPids(proc = "/proc"): Promise<number[]> {
 }
 
 /**
- * Kills (SIGKILL) the orphaned sandboxes under `proc`; the number killed. Never throws: this is
- * housekeeping, and a host whose /proc cannot be read has nothing it could do.
+ * Kills (SIGKILL) the orphaned sandboxes; the number killed. Never throws: this is housekeeping, and a
+ * host whose /proc cannot be read has nothing it could do.
  */
 export async function killOrphanedSandboxes(
-  proc = "/proc",
+  search: OrphanSearch = {},
   kill: (pid: number, signal: NodeJS.Signals) => void = (pid, signal) => process.kill(pid, signal),
 ): Promise<number> {
   let killed = 0;
   try {
-    for (const pid of await orphanedSandboxPids(proc)) {
+    for (const pid of await orphanedSandboxPids(search)) {
       try {
         kill(pid, "SIGKILL");
         killed++;

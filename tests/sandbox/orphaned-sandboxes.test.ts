@@ -6,6 +6,7 @@
  * minedit's layout in its arguments (someone else's bwrap).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +30,7 @@ describe("which processes are orphaned sandboxes", () => {
   test("a bwrap that is pid 1 of its own namespace, with minedit's layout, under anything but a bwrap", () => {
     expect(isOrphanedSandbox(ORPHAN)).toBe(true);
     expect(isOrphanedSandbox({ ...ORPHAN, parentComm: "" })).toBe(true);
+    expect(isOrphanedSandbox({ ...ORPHAN, argv: ["--dir", "/opt/x"] }, "/opt/x")).toBe(true);
     expect(isOrphanedSandbox({ ...ORPHAN, nsPids: [10, 77, 1] })).toBe(true);
   });
 
@@ -37,6 +39,7 @@ describe("which processes are orphaned sandboxes", () => {
     expect(isOrphanedSandbox({ ...ORPHAN, nsPids: [4242, 2] })).toBe(false);
     expect(isOrphanedSandbox({ ...ORPHAN, nsPids: [1] })).toBe(false);
     expect(isOrphanedSandbox({ ...ORPHAN, argv: ["/usr/bin/bwrap", "--dir", "/app"] })).toBe(false);
+    expect(isOrphanedSandbox(ORPHAN, "/opt/x")).toBe(false);
     expect(isOrphanedSandbox({ ...ORPHAN, argv: [`--dir=${SANDBOX_BIN}`] })).toBe(false);
     expect(isOrphanedSandbox({ ...ORPHAN, comm: "python3" })).toBe(false);
   });
@@ -44,6 +47,10 @@ describe("which processes are orphaned sandboxes", () => {
 
 describe("on real processes", () => {
   const dir = mkdtempSync(join(tmpdir(), "minedit-orphans-"));
+  // The stand-ins carry a marker of their own instead of SANDBOX_BIN: the bwrap backends other suites
+  // make meanwhile look for SANDBOX_BIN, and so neither kill them nor warn about them.
+  const marker = `/opt/minedit-test-${randomBytes(6).toString("hex")}`;
+  const search = { marker };
   const started: ChildProcess[] = [];
   const sandboxes: number[] = [];
   afterAll(() => {
@@ -56,6 +63,7 @@ describe("on real processes", () => {
     }
     for (const child of started) {
       child.stdout?.destroy();
+      child.stderr?.destroy();
       child.kill("SIGKILL");
     }
     rmSync(dir, { recursive: true, force: true });
@@ -68,6 +76,14 @@ describe("on real processes", () => {
   mkdirSync(join(dir, "launcher"));
   const fakeLauncher = join(dir, "launcher", "bwrap");
   symlinkSync("/usr/bin/unshare", fakeLauncher);
+
+  const commOf = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+      return ""; // ended meanwhile
+    }
+  };
 
   /** Starts `launcher` making a user and pid namespace whose pid 1 is the fake sandbox; its host pid. */
   async function start(launcher: string, layout: string): Promise<number> {
@@ -84,28 +100,39 @@ describe("on real processes", () => {
         "--dir",
         layout,
       ],
-      { stdio: ["ignore", "pipe", "inherit"] },
+      // stderr kept, not shown: unshare complains when the test kills its child ("sigprocmask unblock").
+      { stdio: ["ignore", "pipe", "pipe"] },
     );
     started.push(child);
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     // The namespace's own view says 1; the host pid is the launcher's child, found from /proc.
     await new Promise<void>((resolve, reject) => {
       child.stdout?.once("data", () => resolve());
-      child.once("exit", (code) => reject(new Error(`launcher exited with ${code}`)));
+      child.once("exit", (code) => reject(new Error(`launcher exited with ${code}: ${stderr}`)));
     });
-    const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
-      .trim()
-      .split(/\s+/);
-    expect(children).toHaveLength(1);
-    sandboxes.push(Number(children[0]));
-    return Number(children[0]);
+    // The launcher's child named bwrap (a helper unshare forks for the uid map may still be there).
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter((pid) => pid !== "" && commOf(pid) === "bwrap");
+      if (children.length === 1) {
+        sandboxes.push(Number(children[0]));
+        return Number(children[0]);
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no single bwrap child under launcher ${child.pid}`);
   }
 
   test("the orphan is found and killed; the live sandbox and the stranger's are left alone", async () => {
-    const orphan = await start("/usr/bin/unshare", SANDBOX_BIN);
-    const live = await start(fakeLauncher, SANDBOX_BIN);
+    const orphan = await start("/usr/bin/unshare", marker);
+    const live = await start(fakeLauncher, marker);
     const stranger = await start("/usr/bin/unshare", "/app");
-    // (The orphan is checked the same way by orphanedSandboxPids below, unless already killed.)
-    for (const pid of [live, stranger]) {
+    for (const pid of [orphan, live, stranger]) {
       expect(readFileSync(`/proc/${pid}/comm`, "utf8").trim()).toBe("bwrap");
       expect(readFileSync(`/proc/${pid}/status`, "utf8")).toMatch(/^NSpid:\s+\d+\s+1$/m);
     }
@@ -118,13 +145,14 @@ describe("on real processes", () => {
       }
       return !existsSync(`/proc/${pid}/comm`);
     };
-    const found = await orphanedSandboxPids();
-    // Found — or already killed by another suite's bwrap backend, each of which does this when made.
-    expect(found.includes(orphan) || (await gone(orphan))).toBe(true);
+    const found = await orphanedSandboxPids(search);
+    expect(found).toEqual([orphan]);
+    // The default search (SANDBOX_BIN), which every bwrap backend makes, does not take it for minedit's.
+    expect(await orphanedSandboxPids()).not.toContain(orphan);
     expect(found).not.toContain(live);
     expect(found).not.toContain(stranger);
 
-    await killOrphanedSandboxes();
+    expect(await killOrphanedSandboxes(search)).toBe(1);
     expect(await gone(orphan)).toBe(true);
     expect(readFileSync(`/proc/${live}/stat`, "utf8").split(") ")[1]?.[0]).not.toBe("Z");
     expect(readFileSync(`/proc/${stranger}/stat`, "utf8").split(") ")[1]?.[0]).not.toBe("Z");
@@ -132,7 +160,7 @@ describe("on real processes", () => {
 
   test("a /proc that cannot be read kills nothing and does not throw", async () => {
     const signals: number[] = [];
-    expect(await killOrphanedSandboxes(join(dir, "no-proc"), (pid) => signals.push(pid))).toBe(0);
+    expect(await killOrphanedSandboxes({ proc: join(dir, "no-proc") }, (pid) => signals.push(pid))).toBe(0);
     expect(signals).toEqual([]);
   });
 });
