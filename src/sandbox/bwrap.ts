@@ -218,6 +218,9 @@ function signalName(signal: number): string | null {
 /** A running child and the promise of its end, so `close()` can kill and await everything. */
 type Active = { kill: () => void; done: Promise<unknown> };
 
+/** Whether this process has looked for orphaned sandboxes yet (the first backend made does). */
+let orphansReaped = false;
+
 export class BwrapSandbox implements Sandbox {
   readonly name = "bwrap";
   private readonly active = new Set<Active>();
@@ -295,14 +298,18 @@ export class BwrapSandbox implements Sandbox {
       warn: options.warn ?? ((message: string) => process.stderr.write(`minedit: ${message}\n`)),
     };
     launcher.push(bwrap);
-    // Off the start's path: what a server that died abruptly left behind (orphaned-sandboxes.ts).
-    void killOrphanedSandboxes().then((killed) => {
-      if (killed > 0) {
-        boundsOptions.warn(
-          `killed ${killed} sandbox process(es) left blocked by a server that died while they started (docs/sandbox.md, "Orphaned sandboxes")`,
-        );
-      }
-    });
+    // Off the start's path, once per process (the leftovers are those of servers that died before it
+    // started): what a server that died abruptly left behind (orphaned-sandboxes.ts).
+    if (!orphansReaped) {
+      orphansReaped = true;
+      void killOrphanedSandboxes().then((killed) => {
+        if (killed > 0) {
+          boundsOptions.warn(
+            `killed ${killed} sandbox process(es) left blocked by a server that died while they started (docs/sandbox.md, "Orphaned sandboxes")`,
+          );
+        }
+      });
+    }
 
     const pythonPath = options.pythonPath ?? "/usr/bin/python3";
     let python: string;

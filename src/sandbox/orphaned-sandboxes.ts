@@ -1,13 +1,14 @@
 /**
- * Sandboxes whose start was cut short by their server's abrupt death: found and killed when a bwrap
- * backend is made (bwrap.ts), so a server restarted after a crash does not keep its predecessor's.
+ * Sandboxes whose start was cut short by their server's abrupt death: found and killed when a process
+ * makes its first bwrap backend (bwrap.ts), so a server restarted after a crash does not keep its
+ * predecessor's.
  *
  * Why they exist: bwrap's child, which becomes pid 1 of the sandbox's pid namespace, waits on an eventfd
  * for its launcher to write the uid and gid maps, and only after that sets its parent-death signal
  * (bubblewrap.c main(), `read (child_wait_fd, &val, 8)`: in 0.8.0, Debian bookworm's, and still in
  * 0.11.1, containers/bubblewrap 124c4cd). A launcher that dies in between — `minedit serve` SIGKILLed
  * while its sandboxes start, `--die-with-parent` taking the launcher along — never writes, and the child
- * blocks for ever: no parent-death signal yet, and an eventfd has no end of file. Seen as 2–8 such
+ * blocks for ever: no parent-death signal yet, and an eventfd has no end of file. Seen as 1–3 such
  * processes after 5 kills of a server just listening (its fork servers were starting).
  *
  * How one is told from a live sandbox: a process named `bwrap` that is pid 1 of a pid namespace of its

@@ -147,7 +147,7 @@ describe("on real processes", () => {
     };
     const found = await orphanedSandboxPids(search);
     expect(found).toEqual([orphan]);
-    // The default search (SANDBOX_BIN), which every bwrap backend makes, does not take it for minedit's.
+    // The default search (SANDBOX_BIN), which each process makes with its first bwrap backend, does not take it for minedit's.
     expect(await orphanedSandboxPids()).not.toContain(orphan);
     expect(found).not.toContain(live);
     expect(found).not.toContain(stranger);
