@@ -4,6 +4,11 @@
  * in a pid namespace of their own (unshare), named `bwrap` by the path they are started from: one whose
  * parent is not a bwrap (the orphan), one whose parent is (a live sandbox), and an orphan without
  * minedit's layout in its arguments (someone else's bwrap).
+ *
+ * The upstream behaviour this mirrors, read in containers/bubblewrap bubblewrap.c at v0.8.0 (Debian
+ * bookworm's bwrap) and at 124c4cd (v0.11.1): in main(), the child reads `child_wait_fd` (an eventfd the
+ * launcher writes once the uid maps are set) before any `handle_die_with_parent ()` of its own, so a
+ * launcher killed in between leaves it blocked, pid 1 of its namespace, under whatever adopts it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
