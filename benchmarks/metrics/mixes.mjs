@@ -221,7 +221,7 @@ async function warmMinedit(mix, files, warmup, workDir) {
     tasks: taskLookup(files.tasksFile, [...files.tasks, ...warmTasks]),
   });
   try {
-    if (warmTasks.length > 0) await scoreWith(pool, warmup.rolloutsFile, join(workDir, "warmup.out"));
+    await scoreWith(pool, warmup.rolloutsFile, join(workDir, "warmup.out"));
     const out = join(workDir, `${mix.name}-warm.jsonl`);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -235,32 +235,44 @@ async function warmMinedit(mix, files, warmup, workDir) {
 }
 
 /**
- * Rollouts of tasks that are not the mix's, to warm the pool on: tasks of the same source drawn with
- * another seed (the parser's paths for that kind of code are then compiled), else the other source's.
+ * Tasks to warm the pool on, none of them the mix's own: the same source's functions corrupted with another
+ * task seed, so that the JIT has compiled the parser's, lexer's and unparser's paths for that kind of code
+ * (a server's steady state after steps of the same tasks), then the other source's when too few. A task
+ * whose corrupted program is one of the mix's is left out: the worker keys prepared tasks, and through
+ * them its score memo, on (C, G), so nothing the warm-up scored is found again in the timed run. Before
+ * 2026-12-08 the warm-up took only functions the mix does not hold, which left every stdlib task warmed
+ * on BigCodeBench's code alone: V8 then spent ~0.55 s of its compiler threads recompiling the parser
+ * during the timed run (--trace-opt, per-thread CPU from /proc/self/task). Empty when neither source has
+ * any (every stdlib task without BigCodeBench's data), and then the mix is left out: a pool timed cold
+ * would pay its JIT's warm-up, which is not what the mix asks.
  */
-function warmupFor(mix, mixTasks, workDir) {
-  const ids = new Set(mixTasks.map((t) => t.id));
+function warmupTasksFor(mix, mixTasks) {
+  const mixCorrupted = new Set(mixTasks.map((t) => t.corrupted));
   const functions = mix.source === "stdlib" ? stdlibFunctions : bigcodebenchFunctions;
-  let other = selectTasks(functions, 2, Number.POSITIVE_INFINITY)
-    .filter((t) => !ids.has(t.id))
-    .slice(0, WARMUP_TASKS);
-  if (other.length < 8) {
-    const otherFunctions = mix.source === "stdlib" ? bigcodebenchFunctions : stdlibFunctions;
-    if (otherFunctions !== null) other = selectTasks(otherFunctions, 2, WARMUP_TASKS);
-  }
+  const other = selectTasks(functions, 2, Number.POSITIVE_INFINITY)
+    .filter((t) => !mixCorrupted.has(t.corrupted))
+    .slice(0, WARMUP_TASKS)
+    // Their own ids: the task table the pool resolves `task_id` against holds the mix's tasks too.
+    .map((t) => ({ ...t, id: `warm-up/${t.id}` }));
+  if (other.length >= 8) return other;
+  const otherFunctions = mix.source === "stdlib" ? bigcodebenchFunctions : stdlibFunctions;
+  return otherFunctions === null ? [] : selectTasks(otherFunctions, 2, WARMUP_TASKS);
+}
+
+/** The warm-up's rollouts of `tasks`, written to `workDir`. */
+function writeWarmup(tasks, workDir) {
   const rolloutsFile = join(workDir, "warmup.jsonl");
   writeScoreFiles({
-    tasks: other,
+    tasks,
     count: WARMUP_ROWS,
     seed: 101,
     tasksFile: join(workDir, "warmup-tasks.jsonl"),
     rolloutsFile,
   });
-  return { tasks: other, rolloutsFile };
+  return { tasks, rolloutsFile };
 }
 
-async function runMix(mix, workDir) {
-  const tasks = tasksOf(mix);
+async function runMix(mix, tasks, warmupTasks, workDir) {
   const tasksFile = join(workDir, `${mix.name}-tasks.jsonl`);
   const rolloutsFile = join(workDir, `${mix.name}-rollouts.jsonl`);
   const file = writeScoreFiles({ tasks, count: mix.rows, seed: 1, tasksFile, rolloutsFile });
@@ -316,7 +328,7 @@ async function runMix(mix, workDir) {
   const whole = medianRun(wholes);
 
   log(`${mix.name}: minedit warm, 1 thread (${REPEATS} pools)…`);
-  const warmup = warmupFor(mix, tasks, workDir);
+  const warmup = writeWarmup(warmupTasks, workDir);
   const warms = [];
   for (let i = 0; i < REPEATS; i++) {
     warms.push(await warmMinedit(mix, { tasks, tasksFile, rolloutsFile }, warmup, workDir));
@@ -423,7 +435,15 @@ try {
       skipped.push(`${mix.name} (no BigCodeBench data at ${BIGCODEBENCH})`);
       continue;
     }
-    results.push(await runMix(mix, workDir));
+    const tasks = tasksOf(mix);
+    const warmupTasks = warmupTasksFor(mix, tasks);
+    if (warmupTasks.length === 0) {
+      skipped.push(
+        `${mix.name} (no other tasks to warm the pool on: BigCodeBench's data is not at ${BIGCODEBENCH})`,
+      );
+      continue;
+    }
+    results.push(await runMix(mix, tasks, warmupTasks, workDir));
   }
 } finally {
   rmSync(workDir, { recursive: true, force: true });
