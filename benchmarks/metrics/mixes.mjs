@@ -243,20 +243,20 @@ async function warmMinedit(mix, files, warmup, workDir) {
  * 2026-12-08 the warm-up took only functions the mix does not hold, which left every stdlib task warmed
  * on BigCodeBench's code alone: V8 then spent ~0.55 s of its compiler threads recompiling the parser
  * during the timed run (--trace-opt, per-thread CPU from /proc/self/task). Empty when neither source has
- * any (every stdlib task without BigCodeBench's data), and then the mix is left out: a pool timed cold
- * would pay its JIT's warm-up, which is not what the mix asks.
+ * enough (fewer than 8 of the mix's own source, and the other source's data absent), and then the mix is
+ * left out: a pool timed cold would pay its JIT's warm-up, which is not what the mix asks.
  */
 function warmupTasksFor(mix, mixTasks) {
   const mixCorrupted = new Set(mixTasks.map((t) => t.corrupted));
   const functions = mix.source === "stdlib" ? stdlibFunctions : bigcodebenchFunctions;
-  const other = selectTasks(functions, 2, Number.POSITIVE_INFINITY)
+  // Their own ids: the task table the pool resolves `task_id` against holds the mix's tasks too.
+  const ownIds = (tasks) => tasks.map((t) => ({ ...t, id: `warm-up/${t.id}` }));
+  const same = selectTasks(functions, 2, Number.POSITIVE_INFINITY)
     .filter((t) => !mixCorrupted.has(t.corrupted))
-    .slice(0, WARMUP_TASKS)
-    // Their own ids: the task table the pool resolves `task_id` against holds the mix's tasks too.
-    .map((t) => ({ ...t, id: `warm-up/${t.id}` }));
-  if (other.length >= 8) return other;
+    .slice(0, WARMUP_TASKS);
+  if (same.length >= 8) return ownIds(same);
   const otherFunctions = mix.source === "stdlib" ? bigcodebenchFunctions : stdlibFunctions;
-  return otherFunctions === null ? [] : selectTasks(otherFunctions, 2, WARMUP_TASKS);
+  return otherFunctions === null ? [] : ownIds(selectTasks(otherFunctions, 2, WARMUP_TASKS));
 }
 
 /** The warm-up's rollouts of `tasks`, written to `workDir`. */
@@ -439,7 +439,7 @@ try {
     const warmupTasks = warmupTasksFor(mix, tasks);
     if (warmupTasks.length === 0) {
       skipped.push(
-        `${mix.name} (no other tasks to warm the pool on: BigCodeBench's data is not at ${BIGCODEBENCH})`,
+        `${mix.name} (too few other tasks to warm the pool on, and no BigCodeBench data at ${BIGCODEBENCH})`,
       );
       continue;
     }
